@@ -1,0 +1,50 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+    name: "vault",
+    products: [
+        .executable(name: "vault", targets: ["vault"]),
+        .library(name: "VaultCore", targets: ["VaultCore"]),
+        .library(name: "VaultAge", targets: ["VaultAge"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-crypto.git", exact: "4.5.2")
+    ],
+    targets: [
+        // The age v1 file format (age-encryption.org/v1): header, stanzas, STREAM payload.
+        .target(
+            name: "VaultAge",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
+        // C shim: loads libsecret at run time and wraps what Swift cannot call.
+        .target(name: "CVaultSecret", linkerSettings: [.linkedLibrary("dl")]),
+        // C shim for process-level calls Swift cannot make (variadic prctl).
+        .target(name: "CVaultProcess"),
+        // All of vault's logic: names, stores, encoding, migration. Never prints, never exits.
+        .target(
+            name: "VaultCore",
+            dependencies: [
+                "VaultAge",
+                "CVaultSecret",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        // The command-line tool: argument parsing, terminal I/O, exit codes.
+        .executableTarget(name: "vault", dependencies: ["VaultCore", "VaultAge", "CVaultProcess"]),
+        .testTarget(name: "VaultAgeTests", dependencies: ["VaultAge"]),
+        .testTarget(name: "VaultCoreTests", dependencies: ["VaultCore", "VaultAge"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["VaultAge"]),
+    ]
+)
+
+for target in package.targets where !target.name.hasPrefix("C") {
+    var settings = target.swiftSettings ?? []
+    settings.append(.enableUpcomingFeature("InternalImportsByDefault"))
+    settings.append(.enableUpcomingFeature("ExistentialAny"))
+    settings.append(.enableUpcomingFeature("MemberImportVisibility"))
+    target.swiftSettings = settings
+}

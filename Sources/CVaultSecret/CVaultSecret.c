@@ -1,0 +1,313 @@
+// The shim's loader and thin wrappers. See include/CVaultSecret.h for the contract and
+// glib_abi.h for the copied GLib/libsecret declarations and how they are checked.
+#define _GNU_SOURCE
+#include "CVaultSecret.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "glib_abi.h"
+#include "shim_internal.h"
+
+// MARK: Loading
+
+// One function pointer per entry of CVAULTSECRET_FUNCTIONS, named after the function.
+typedef struct CVaultSecret_Functions {
+#define CVAULTSECRET_FIELD(ret, name, params) ret(*name) params;
+    CVAULTSECRET_FUNCTIONS(CVAULTSECRET_FIELD)
+#undef CVAULTSECRET_FIELD
+} CVaultSecret_Functions;
+
+static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
+static CVaultSecret_Functions fn;  // written once, under load_lock, before `loaded` is set
+static bool loaded = false;
+
+static char *copy_reason(const char *prefix, const char *reason) {
+    const char *text = reason != NULL ? reason : "unknown error";
+    size_t size = strlen(prefix) + strlen(text) + 1;
+    char *out = malloc(size);
+    if (out != NULL) snprintf(out, size, "%s%s", prefix, text);
+    return out;
+}
+
+char *_Nullable CVaultSecret_Load(const char *_Nonnull soname) {
+    pthread_mutex_lock(&load_lock);
+    char *reason = NULL;
+    // Every call opens the library, so a name that does not load reports its own reason
+    // even after another name loaded; the first complete library stays in use.
+    void *handle = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
+    if (handle == NULL) {
+        reason = copy_reason("", dlerror());
+    } else {
+        CVaultSecret_Functions table;
+        bool complete = true;
+        (void)dlerror();
+#define CVAULTSECRET_RESOLVE(ret, name, params)                                     \
+    if (complete) {                                                                 \
+        void *symbol = dlsym(handle, #name);                                        \
+        if (symbol == NULL) {                                                       \
+            reason = copy_reason(soname, ": missing " #name);                       \
+            complete = false;                                                       \
+        } else {                                                                    \
+            /* POSIX guarantees that dlsym's result converts to a function pointer. */ \
+            memcpy(&table.name, &symbol, sizeof symbol);                            \
+        }                                                                           \
+    }
+        CVAULTSECRET_FUNCTIONS(CVAULTSECRET_RESOLVE)
+#undef CVAULTSECRET_RESOLVE
+        if (complete && !loaded) {
+            fn = table;
+            loaded = true;  // the handle stays open for the life of the process
+        } else {
+            dlclose(handle);  // incomplete, or a second reference to a library in use
+        }
+    }
+    pthread_mutex_unlock(&load_lock);
+    return reason;
+}
+
+// MARK: Errors
+
+#define AS_GERROR(error) ((const CVaultSecret_GErrorLayout *)(const void *)(error))
+
+const char *_Nonnull CVaultSecret_ErrorDomain(const CVaultSecret_Error *_Nonnull error) {
+    const char *domain = fn.g_quark_to_string(AS_GERROR(error)->domain);
+    return domain != NULL ? domain : "unknown";
+}
+
+int32_t CVaultSecret_ErrorCode(const CVaultSecret_Error *_Nonnull error) {
+    return AS_GERROR(error)->code;
+}
+
+const char *_Nonnull CVaultSecret_ErrorMessage(const CVaultSecret_Error *_Nonnull error) {
+    const char *message = AS_GERROR(error)->message;
+    return message != NULL ? message : "";
+}
+
+void CVaultSecret_ErrorFree(CVaultSecret_Error *_Nullable error) {
+    if (error != NULL) fn.g_error_free((CVaultSecret_GErrorLayout *)(void *)error);
+}
+
+// Every blocking wrapper passes its GError** straight through to GLib.
+#define GERROR_OUT(error) ((CVaultSecret_GErrorLayout **)(void *)(error))
+
+// MARK: Service and collections
+
+#define CANCELLABLE(deadline) CVaultSecret_DeadlineCancellable(deadline)
+
+bool CVaultSecret_SessionBusConnect(
+    CVaultSecret_Deadline *_Nonnull deadline, CVaultSecret_Error *_Nullable *_Nonnull error) {
+    // g_bus_get_sync returns (and caches) the shared connection; we only need to know it works.
+    struct CVaultSecret_GDBusConnection *connection =
+        fn.g_bus_get_sync(CVAULTSECRET_G_BUS_TYPE_SESSION, CANCELLABLE(deadline), GERROR_OUT(error));
+    if (connection == NULL) return false;
+    fn.g_object_unref(connection);
+    return true;
+}
+
+CVaultSecret_Service *_Nullable CVaultSecret_ServiceGet(
+    CVaultSecret_Deadline *_Nonnull deadline, CVaultSecret_Error *_Nullable *_Nonnull error) {
+    return (CVaultSecret_Service *)fn.secret_service_get_sync(
+        CVAULTSECRET_SECRET_SERVICE_NONE, CANCELLABLE(deadline), GERROR_OUT(error));
+}
+
+void CVaultSecret_ServiceUnref(CVaultSecret_Service *_Nullable service) {
+    if (service != NULL) fn.g_object_unref(service);
+}
+
+CVaultSecret_Collection *_Nullable CVaultSecret_DefaultCollection(
+    CVaultSecret_Service *_Nonnull service, CVaultSecret_Deadline *_Nonnull deadline,
+    CVaultSecret_Error *_Nullable *_Nonnull error) {
+    return (CVaultSecret_Collection *)fn.secret_collection_for_alias_sync(
+        (struct CVaultSecret_SecretService *)service, "default", CVAULTSECRET_SECRET_COLLECTION_NONE,
+        CANCELLABLE(deadline), GERROR_OUT(error));
+}
+
+bool CVaultSecret_CollectionIsLocked(CVaultSecret_Collection *_Nonnull collection) {
+    return fn.secret_collection_get_locked((struct CVaultSecret_SecretCollection *)collection) != 0;
+}
+
+void CVaultSecret_CollectionUnref(CVaultSecret_Collection *_Nullable collection) {
+    if (collection != NULL) fn.g_object_unref(collection);
+}
+
+// MARK: Items
+
+#define AS_ITEM(item) ((struct CVaultSecret_SecretItem *)(item))
+#define AS_TABLE(attributes) ((struct CVaultSecret_GHashTable *)(attributes))
+#define AS_VALUE(value) ((struct CVaultSecret_SecretValue *)(value))
+
+CVaultSecret_Item *_Nonnull *_Nullable CVaultSecret_Search(
+    CVaultSecret_Service *_Nonnull service, CVaultSecret_Attributes *_Nonnull attributes,
+    CVaultSecret_Deadline *_Nonnull deadline, size_t *_Nonnull count,
+    CVaultSecret_Error *_Nullable *_Nonnull error) {
+    *count = 0;
+    // No schema, so no xdg:schema attribute is added and items written by any tool match.
+    // SECRET_SEARCH_ALL returns locked items too (so "locked" is never mistaken for "absent");
+    // without SECRET_SEARCH_UNLOCK libsecret never unlocks and never prompts.
+    CVaultSecret_GListLayout *list = fn.secret_service_search_sync(
+        (struct CVaultSecret_SecretService *)service, NULL, AS_TABLE(attributes),
+        CVAULTSECRET_SECRET_SEARCH_ALL, CANCELLABLE(deadline), GERROR_OUT(error));
+    size_t length = 0;
+    for (CVaultSecret_GListLayout *node = list; node != NULL; node = node->next) length++;
+    if (length == 0) return NULL;
+    CVaultSecret_Item **items = malloc(length * sizeof *items);
+    if (items == NULL) abort();  // as GLib does when memory is exhausted
+    size_t index = 0;
+    for (CVaultSecret_GListLayout *node = list; node != NULL; node = node->next) {
+        items[index++] = node->data;  // the list's reference to each item moves into the array
+    }
+    fn.g_list_free(list);
+    *count = length;
+    return items;
+}
+
+bool CVaultSecret_ItemIsLocked(CVaultSecret_Item *_Nonnull item) {
+    return fn.secret_item_get_locked(AS_ITEM(item)) != 0;
+}
+
+CVaultSecret_Attributes *_Nullable CVaultSecret_ItemAttributes(CVaultSecret_Item *_Nonnull item) {
+    return (CVaultSecret_Attributes *)fn.secret_item_get_attributes(AS_ITEM(item));
+}
+
+uint64_t CVaultSecret_ItemCreated(CVaultSecret_Item *_Nonnull item) {
+    return fn.secret_item_get_created(AS_ITEM(item));
+}
+
+uint64_t CVaultSecret_ItemModified(CVaultSecret_Item *_Nonnull item) {
+    return fn.secret_item_get_modified(AS_ITEM(item));
+}
+
+CVaultSecret_Value *_Nullable CVaultSecret_ItemCopySecret(
+    CVaultSecret_Item *_Nonnull item, CVaultSecret_Deadline *_Nonnull deadline,
+    CVaultSecret_Error *_Nullable *_Nonnull error) {
+    if (!fn.secret_item_load_secret_sync(AS_ITEM(item), CANCELLABLE(deadline), GERROR_OUT(error))) {
+        return NULL;
+    }
+    // A new reference to the value the item now caches; NULL only if the service sent none,
+    // which a caller treats like a failure without an error.
+    return (CVaultSecret_Value *)fn.secret_item_get_secret(AS_ITEM(item));
+}
+
+CVaultSecret_Item *_Nullable CVaultSecret_ItemCreate(
+    CVaultSecret_Collection *_Nonnull collection, CVaultSecret_Attributes *_Nonnull attributes,
+    const char *_Nonnull label, CVaultSecret_Value *_Nonnull value,
+    CVaultSecret_Deadline *_Nonnull deadline, CVaultSecret_Error *_Nullable *_Nonnull error) {
+    return (CVaultSecret_Item *)fn.secret_item_create_sync(
+        (struct CVaultSecret_SecretCollection *)collection, NULL, AS_TABLE(attributes), label,
+        AS_VALUE(value), CVAULTSECRET_SECRET_ITEM_CREATE_NONE, CANCELLABLE(deadline), GERROR_OUT(error));
+}
+
+bool CVaultSecret_ItemSetSecret(
+    CVaultSecret_Item *_Nonnull item, CVaultSecret_Value *_Nonnull value,
+    CVaultSecret_Deadline *_Nonnull deadline, CVaultSecret_Error *_Nullable *_Nonnull error) {
+    return fn.secret_item_set_secret_sync(AS_ITEM(item), AS_VALUE(value), CANCELLABLE(deadline), GERROR_OUT(error));
+}
+
+bool CVaultSecret_ItemSetAttributes(
+    CVaultSecret_Item *_Nonnull item, CVaultSecret_Attributes *_Nonnull attributes,
+    CVaultSecret_Deadline *_Nonnull deadline, CVaultSecret_Error *_Nullable *_Nonnull error) {
+    return fn.secret_item_set_attributes_sync(
+        AS_ITEM(item), NULL, AS_TABLE(attributes), CANCELLABLE(deadline), GERROR_OUT(error));
+}
+
+bool CVaultSecret_ItemDelete(
+    CVaultSecret_Item *_Nonnull item, CVaultSecret_Deadline *_Nonnull deadline,
+    CVaultSecret_Error *_Nullable *_Nonnull error) {
+    return fn.secret_item_delete_sync(AS_ITEM(item), CANCELLABLE(deadline), GERROR_OUT(error));
+}
+
+void CVaultSecret_ItemUnref(CVaultSecret_Item *_Nullable item) {
+    if (item != NULL) fn.g_object_unref(item);
+}
+
+// MARK: Values
+
+// Our copies carry their length in a header, so the destroy function (which gets only the
+// pointer) can wipe all of it.
+typedef struct {
+    size_t length;
+    max_align_t align;
+} SecretHeader;
+
+static void wipe_and_free_copy(void *secret) {
+    SecretHeader *header = (SecretHeader *)((char *)secret - offsetof(SecretHeader, align));
+    explicit_bzero(header, offsetof(SecretHeader, align) + header->length);
+    free(header);
+}
+
+CVaultSecret_Value *_Nullable CVaultSecret_ValueNew(
+    const uint8_t *_Nullable bytes, size_t length, const char *_Nonnull contentType) {
+    if (length > (size_t)PTRDIFF_MAX - sizeof(SecretHeader)) return NULL;
+    SecretHeader *header = malloc(offsetof(SecretHeader, align) + length + 1);
+    if (header == NULL) return NULL;
+    header->length = length;
+    char *secret = (char *)header + offsetof(SecretHeader, align);
+    if (length > 0) memcpy(secret, bytes, length);
+    secret[length] = '\0';  // libsecret's text helpers expect a terminator; it is not counted
+    return (CVaultSecret_Value *)fn.secret_value_new_full(secret, (ptrdiff_t)length, contentType, wipe_and_free_copy);
+}
+
+const uint8_t *_Nonnull CVaultSecret_ValueBytes(CVaultSecret_Value *_Nonnull value, size_t *_Nonnull length) {
+    *length = 0;
+    const char *bytes = fn.secret_value_get(AS_VALUE(value), length);
+    return (const uint8_t *)(bytes != NULL ? bytes : "");
+}
+
+void CVaultSecret_ValueWipeAndUnref(CVaultSecret_Value *_Nullable value) {
+    if (value == NULL) return;
+    size_t length = 0;
+    const char *bytes = fn.secret_value_get(AS_VALUE(value), &length);
+    // The bytes belong to libsecret but are ours to clear: the value (and the item that
+    // caches it) is released right after, and nothing reads it again.
+    if (bytes != NULL && length > 0) explicit_bzero((void *)bytes, length);
+    fn.secret_value_unref(value);
+}
+
+// MARK: Attributes
+
+CVaultSecret_Attributes *_Nonnull CVaultSecret_AttributesNew(void) {
+    return (CVaultSecret_Attributes *)fn.g_hash_table_new_full(fn.g_str_hash, fn.g_str_equal, fn.g_free, fn.g_free);
+}
+
+void CVaultSecret_AttributesSet(
+    CVaultSecret_Attributes *_Nonnull attributes, const char *_Nonnull name, const char *_Nonnull value) {
+    fn.g_hash_table_insert(AS_TABLE(attributes), fn.g_strdup(name), fn.g_strdup(value));
+}
+
+const char *_Nullable CVaultSecret_AttributesGet(CVaultSecret_Attributes *_Nonnull attributes, const char *_Nonnull name) {
+    return fn.g_hash_table_lookup(AS_TABLE(attributes), name);
+}
+
+const char *_Nonnull *_Nonnull CVaultSecret_AttributeNames(
+    CVaultSecret_Attributes *_Nonnull attributes, size_t *_Nonnull count) {
+    unsigned int length = 0;
+    void **names = fn.g_hash_table_get_keys_as_array(AS_TABLE(attributes), &length);
+    *count = length;
+    return (const char **)names;
+}
+
+void CVaultSecret_AttributeNamesFree(const char *_Nonnull *_Nullable names) {
+    fn.g_free((void *)names);
+}
+
+void CVaultSecret_AttributesUnref(CVaultSecret_Attributes *_Nullable attributes) {
+    if (attributes != NULL) fn.g_hash_table_unref(AS_TABLE(attributes));
+}
+
+// MARK: GLib access for the deadline (Deadline.c)
+
+struct CVaultSecret_GCancellable *CVaultSecret_CancellableNew(void) {
+    return fn.g_cancellable_new();
+}
+
+void CVaultSecret_CancellableCancel(struct CVaultSecret_GCancellable *cancellable) {
+    fn.g_cancellable_cancel(cancellable);
+}
+
+void CVaultSecret_CancellableUnref(struct CVaultSecret_GCancellable *cancellable) {
+    fn.g_object_unref(cancellable);
+}

@@ -1,0 +1,160 @@
+// Private to the shim: our own copies of the few GLib and libsecret declarations it needs.
+//
+// Why copies: the shim loads libsecret with dlopen at run time, so vault has no link-time
+// dependency on libsecret or GLib and builds where their headers are not installed. The
+// price is that these declarations must match the real ones. Two things check that, in
+// Tests/VaultCoreTests/SecretServiceABITests.swift, which compiles a C program against the
+// real headers (`pkg-config --cflags libsecret-1`) with CVAULTSECRET_ABI_CHECK defined:
+//   - every struct copied here has the size and field offsets of the real one, every enum
+//     value used here has the real value, and every stand-in type has the real size;
+//   - with CVAULTSECRET_ABI_CHECK, each CVAULTSECRET_T_* type below names the real type, and
+//     every prototype in CVAULTSECRET_FUNCTIONS is compared with the real function's type
+//     (`__builtin_types_compatible_p`), so a wrong argument or return type fails to compile.
+#ifndef CVAULTSECRET_GLIB_ABI_H
+#define CVAULTSECRET_GLIB_ABI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+// GError (glib/gerror.h): public struct, read for its domain, code and message.
+typedef struct CVaultSecret_GErrorLayout {
+    uint32_t domain;  // GQuark
+    int code;         // gint
+    char *message;    // gchar *, owned by the error
+} CVaultSecret_GErrorLayout;
+
+// GList (glib/glist.h): public struct, walked to turn a search result into an array.
+typedef struct CVaultSecret_GListLayout {
+    void *data;
+    struct CVaultSecret_GListLayout *next;
+    struct CVaultSecret_GListLayout *prev;
+} CVaultSecret_GListLayout;
+
+// Enum values the shim passes (libsecret/secret-types.h, secret-service.h, secret-item.h,
+// secret-collection.h; gio/gioenums.h).
+#define CVAULTSECRET_SECRET_SEARCH_ALL (1u << 1)       // SECRET_SEARCH_ALL: locked items too
+#define CVAULTSECRET_SECRET_SERVICE_NONE 0u            // SECRET_SERVICE_NONE
+#define CVAULTSECRET_SECRET_COLLECTION_NONE 0u         // SECRET_COLLECTION_NONE
+#define CVAULTSECRET_SECRET_ITEM_CREATE_NONE 0u        // SECRET_ITEM_CREATE_NONE: never replace
+#define CVAULTSECRET_G_BUS_TYPE_SESSION 2              // G_BUS_TYPE_SESSION
+
+#ifdef CVAULTSECRET_ABI_CHECK
+// The checking program includes <libsecret/secret.h> first and compares against real types.
+#define CVAULTSECRET_T_GError GError
+#define CVAULTSECRET_T_GList GList
+#define CVAULTSECRET_T_GHashTable GHashTable
+#define CVAULTSECRET_T_GCancellable GCancellable
+#define CVAULTSECRET_T_GDBusConnection GDBusConnection
+#define CVAULTSECRET_T_SecretService SecretService
+#define CVAULTSECRET_T_SecretCollection SecretCollection
+#define CVAULTSECRET_T_SecretItem SecretItem
+#define CVAULTSECRET_T_SecretValue SecretValue
+#define CVAULTSECRET_T_SecretSchema SecretSchema
+#define CVAULTSECRET_T_gboolean gboolean
+#define CVAULTSECRET_T_guint guint
+#define CVAULTSECRET_T_guint64 guint64
+#define CVAULTSECRET_T_gsize gsize
+#define CVAULTSECRET_T_gssize gssize
+#define CVAULTSECRET_T_GQuark GQuark
+#define CVAULTSECRET_T_GBusType GBusType
+#define CVAULTSECRET_T_SecretServiceFlags SecretServiceFlags
+#define CVAULTSECRET_T_SecretCollectionFlags SecretCollectionFlags
+#define CVAULTSECRET_T_SecretSearchFlags SecretSearchFlags
+#define CVAULTSECRET_T_SecretItemCreateFlags SecretItemCreateFlags
+#define CVAULTSECRET_T_GHashFunc GHashFunc
+#define CVAULTSECRET_T_GEqualFunc GEqualFunc
+#define CVAULTSECRET_T_GDestroyNotify GDestroyNotify
+#else
+// Objects the shim only passes along stay incomplete types.
+struct CVaultSecret_GHashTable;
+struct CVaultSecret_GCancellable;
+struct CVaultSecret_GDBusConnection;
+struct CVaultSecret_SecretService;
+struct CVaultSecret_SecretCollection;
+struct CVaultSecret_SecretItem;
+struct CVaultSecret_SecretValue;
+struct CVaultSecret_SecretSchema;
+#define CVAULTSECRET_T_GError CVaultSecret_GErrorLayout
+#define CVAULTSECRET_T_GList CVaultSecret_GListLayout
+#define CVAULTSECRET_T_GHashTable struct CVaultSecret_GHashTable
+#define CVAULTSECRET_T_GCancellable struct CVaultSecret_GCancellable
+#define CVAULTSECRET_T_GDBusConnection struct CVaultSecret_GDBusConnection
+#define CVAULTSECRET_T_SecretService struct CVaultSecret_SecretService
+#define CVAULTSECRET_T_SecretCollection struct CVaultSecret_SecretCollection
+#define CVAULTSECRET_T_SecretItem struct CVaultSecret_SecretItem
+#define CVAULTSECRET_T_SecretValue struct CVaultSecret_SecretValue
+#define CVAULTSECRET_T_SecretSchema struct CVaultSecret_SecretSchema
+#define CVAULTSECRET_T_gboolean int
+#define CVAULTSECRET_T_guint unsigned int
+#define CVAULTSECRET_T_guint64 uint64_t
+#define CVAULTSECRET_T_gsize size_t
+#define CVAULTSECRET_T_gssize ptrdiff_t
+#define CVAULTSECRET_T_GQuark uint32_t
+#define CVAULTSECRET_T_GBusType int
+#define CVAULTSECRET_T_SecretServiceFlags unsigned int
+#define CVAULTSECRET_T_SecretCollectionFlags unsigned int
+#define CVAULTSECRET_T_SecretSearchFlags unsigned int
+#define CVAULTSECRET_T_SecretItemCreateFlags unsigned int
+#define CVAULTSECRET_T_GHashFunc unsigned int (*)(const void *)
+#define CVAULTSECRET_T_GEqualFunc int (*)(const void *, const void *)
+#define CVAULTSECRET_T_GDestroyNotify void (*)(void *)
+#endif
+
+// Every function the shim resolves with dlsym: X(return type, name, (parameter types)).
+// GLib's functions resolve through libsecret's handle, which carries its dependencies.
+#define CVAULTSECRET_FUNCTIONS(X)                                                              \
+    X(void, g_free, (void *))                                                                  \
+    X(void, g_error_free, (CVAULTSECRET_T_GError *))                                           \
+    X(const char *, g_quark_to_string, (CVAULTSECRET_T_GQuark))                                \
+    X(void, g_object_unref, (void *))                                                          \
+    X(void, g_list_free, (CVAULTSECRET_T_GList *))                                             \
+    X(char *, g_strdup, (const char *))                                                        \
+    X(unsigned int, g_str_hash, (const void *))                                                \
+    X(CVAULTSECRET_T_gboolean, g_str_equal, (const void *, const void *))                      \
+    X(CVAULTSECRET_T_GHashTable *, g_hash_table_new_full,                                      \
+      (CVAULTSECRET_T_GHashFunc, CVAULTSECRET_T_GEqualFunc, CVAULTSECRET_T_GDestroyNotify,     \
+       CVAULTSECRET_T_GDestroyNotify))                                                         \
+    X(CVAULTSECRET_T_gboolean, g_hash_table_insert, (CVAULTSECRET_T_GHashTable *, void *, void *)) \
+    X(void *, g_hash_table_lookup, (CVAULTSECRET_T_GHashTable *, const void *))               \
+    X(void **, g_hash_table_get_keys_as_array, (CVAULTSECRET_T_GHashTable *, CVAULTSECRET_T_guint *)) \
+    X(void, g_hash_table_unref, (CVAULTSECRET_T_GHashTable *))                                 \
+    X(CVAULTSECRET_T_GCancellable *, g_cancellable_new, (void))                                \
+    X(void, g_cancellable_cancel, (CVAULTSECRET_T_GCancellable *))                             \
+    X(CVAULTSECRET_T_GDBusConnection *, g_bus_get_sync,                                        \
+      (CVAULTSECRET_T_GBusType, CVAULTSECRET_T_GCancellable *, CVAULTSECRET_T_GError **))      \
+    X(CVAULTSECRET_T_SecretService *, secret_service_get_sync,                                 \
+      (CVAULTSECRET_T_SecretServiceFlags, CVAULTSECRET_T_GCancellable *, CVAULTSECRET_T_GError **)) \
+    X(CVAULTSECRET_T_SecretCollection *, secret_collection_for_alias_sync,                     \
+      (CVAULTSECRET_T_SecretService *, const char *, CVAULTSECRET_T_SecretCollectionFlags,     \
+       CVAULTSECRET_T_GCancellable *, CVAULTSECRET_T_GError **))                               \
+    X(CVAULTSECRET_T_gboolean, secret_collection_get_locked, (CVAULTSECRET_T_SecretCollection *)) \
+    X(CVAULTSECRET_T_GList *, secret_service_search_sync,                                      \
+      (CVAULTSECRET_T_SecretService *, const CVAULTSECRET_T_SecretSchema *,                    \
+       CVAULTSECRET_T_GHashTable *, CVAULTSECRET_T_SecretSearchFlags,                          \
+       CVAULTSECRET_T_GCancellable *, CVAULTSECRET_T_GError **))                               \
+    X(CVAULTSECRET_T_gboolean, secret_item_get_locked, (CVAULTSECRET_T_SecretItem *))          \
+    X(CVAULTSECRET_T_GHashTable *, secret_item_get_attributes, (CVAULTSECRET_T_SecretItem *))  \
+    X(CVAULTSECRET_T_guint64, secret_item_get_created, (CVAULTSECRET_T_SecretItem *))          \
+    X(CVAULTSECRET_T_guint64, secret_item_get_modified, (CVAULTSECRET_T_SecretItem *))         \
+    X(CVAULTSECRET_T_gboolean, secret_item_load_secret_sync,                                   \
+      (CVAULTSECRET_T_SecretItem *, CVAULTSECRET_T_GCancellable *, CVAULTSECRET_T_GError **))  \
+    X(CVAULTSECRET_T_SecretValue *, secret_item_get_secret, (CVAULTSECRET_T_SecretItem *))     \
+    X(CVAULTSECRET_T_SecretItem *, secret_item_create_sync,                                    \
+      (CVAULTSECRET_T_SecretCollection *, const CVAULTSECRET_T_SecretSchema *,                 \
+       CVAULTSECRET_T_GHashTable *, const char *, CVAULTSECRET_T_SecretValue *,                \
+       CVAULTSECRET_T_SecretItemCreateFlags, CVAULTSECRET_T_GCancellable *,                    \
+       CVAULTSECRET_T_GError **))                                                              \
+    X(CVAULTSECRET_T_gboolean, secret_item_set_secret_sync,                                    \
+      (CVAULTSECRET_T_SecretItem *, CVAULTSECRET_T_SecretValue *, CVAULTSECRET_T_GCancellable *, \
+       CVAULTSECRET_T_GError **))                                                              \
+    X(CVAULTSECRET_T_gboolean, secret_item_set_attributes_sync,                                \
+      (CVAULTSECRET_T_SecretItem *, const CVAULTSECRET_T_SecretSchema *,                       \
+       CVAULTSECRET_T_GHashTable *, CVAULTSECRET_T_GCancellable *, CVAULTSECRET_T_GError **))  \
+    X(CVAULTSECRET_T_gboolean, secret_item_delete_sync,                                        \
+      (CVAULTSECRET_T_SecretItem *, CVAULTSECRET_T_GCancellable *, CVAULTSECRET_T_GError **))  \
+    X(CVAULTSECRET_T_SecretValue *, secret_value_new_full,                                     \
+      (char *, CVAULTSECRET_T_gssize, const char *, CVAULTSECRET_T_GDestroyNotify))            \
+    X(const char *, secret_value_get, (CVAULTSECRET_T_SecretValue *, CVAULTSECRET_T_gsize *))  \
+    X(void, secret_value_unref, (void *))
+
+#endif

@@ -1,0 +1,116 @@
+internal import Crypto
+
+/// Something that can unwrap a file key.
+public enum AgeIdentity: Sendable {
+    /// An X25519 secret key.
+    case x25519(X25519Identity)
+    /// Unwraps scrypt stanzas; rejects work factors above `maxWorkFactor` with `.workFactor` before doing any work.
+    case scrypt(passphrase: [UInt8], maxWorkFactor: Int = 22)
+}
+
+/// Someone a file is encrypted to.
+public enum AgeRecipient: Sendable {
+    /// An X25519 public key.
+    case x25519(X25519Recipient)
+    /// A passphrase; it must be the only recipient of a file (an age rule), or encryption throws `.invalidKey`.
+    case scrypt(passphrase: [UInt8], workFactor: Int = 18)
+}
+
+/// An opened header: what is needed to write a new payload under the same header without unwrapping
+/// the file key again (a fresh 16-byte payload nonce gives each write its own payload key).
+public struct AgeEnvelope: Sendable {
+    /// The exact header bytes, MAC line included.
+    let header: [UInt8]
+    let fileKey: SymmetricKey
+    let types: [String]
+
+    /// The stanza types in header order, e.g. `["X25519", "X25519"]` or `["scrypt"]`.
+    public var stanzaTypes: [String] { types }
+}
+
+/// The age v1 file format (age-encryption.org/v1).
+public enum Age {
+    /// Encrypts to the recipients with a fresh random file key; binary (not armored) output.
+    public static func encrypt(_ plaintext: [UInt8], to recipients: [AgeRecipient]) throws(AgeError) -> [UInt8] {
+        try encryptReturningEnvelope(plaintext, to: recipients).file
+    }
+
+    /// Encrypts and returns the envelope too (so a caller can reuse the header for later writes).
+    public static func encryptReturningEnvelope(
+        _ plaintext: [UInt8], to recipients: [AgeRecipient]
+    ) throws(AgeError) -> (file: [UInt8], envelope: AgeEnvelope) {
+        guard !recipients.isEmpty else { throw .invalidKey("no recipients to encrypt to") }
+        let fileKey = SymmetricKey(size: SymmetricKeySize(bitCount: KeyWrap.fileKeySize * 8))
+        var stanzas: [Stanza] = []
+        for recipient in recipients {
+            switch recipient {
+            case .x25519(let key):
+                stanzas.append(key.wrap(fileKey))
+            case .scrypt(let passphrase, let workFactor):
+                guard recipients.count == 1 else {
+                    throw .invalidKey("a passphrase (scrypt) recipient must be the only recipient of a file")
+                }
+                stanzas.append(try Scrypt.wrap(fileKey, passphrase: passphrase, workFactor: workFactor))
+            }
+        }
+        let envelope = AgeEnvelope(
+            header: Header.encode(stanzas, fileKey: fileKey), fileKey: fileKey, types: stanzas.map(\.type))
+        return (seal(plaintext, envelope: envelope), envelope)
+    }
+
+    /// Decrypts a whole file (binary or ASCII-armored). Never returns plaintext that failed authentication.
+    public static func decrypt(_ file: [UInt8], identities: [AgeIdentity]) throws(AgeError) -> [UInt8] {
+        try open(file, identities: identities).plaintext
+    }
+
+    /// Decrypts and returns the envelope for re-sealing.
+    ///
+    /// Checks, in order: armor, header syntax, the scrypt-alone rule, each identity against the
+    /// stanzas (malformed stanzas of a known type are header errors), the header MAC, the payload.
+    public static func open(
+        _ file: [UInt8], identities: [AgeIdentity]
+    ) throws(AgeError) -> (plaintext: [UInt8], envelope: AgeEnvelope) {
+        let binary = Armor.looksArmored(file) ? try Armor.decode(file) : file
+        let header = try Header.parse(binary)
+        let fileKey = try unwrapFileKey(header.stanzas, identities: identities)
+        guard header.verifyMAC(fileKey: fileKey) else { throw AgeError(kind: .hmac, message: "header MAC mismatch") }
+        let payload = binary[header.length...]
+        guard payload.count >= Stream.nonceSize else { throw .header("file ends before the payload nonce") }
+        let key = Stream.payloadKey(fileKey: fileKey, nonce: payload.prefix(Stream.nonceSize))
+        let plaintext = try Stream.decrypt(payload.dropFirst(Stream.nonceSize), key: key)
+        let envelope = AgeEnvelope(
+            header: Array(binary[..<header.length]), fileKey: fileKey, types: header.stanzas.map(\.type))
+        return (plaintext, envelope)
+    }
+
+    /// Writes a new age file: the envelope's exact header bytes, then a fresh nonce and STREAM payload.
+    public static func seal(_ plaintext: [UInt8], envelope: AgeEnvelope) -> [UInt8] {
+        var generator = SystemRandomNumberGenerator()
+        let nonce = (0..<Stream.nonceSize).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        let key = Stream.payloadKey(fileKey: envelope.fileKey, nonce: nonce)
+        return envelope.header + nonce + Stream.encrypt(plaintext, key: key)
+    }
+
+    /// Reads just the header's stanza types without decrypting (for diagnostics), .header on malformed.
+    public static func stanzaTypes(of file: [UInt8]) throws(AgeError) -> [String] {
+        let binary = Armor.looksArmored(file) ? try Armor.decode(file) : file
+        return try Header.parse(binary).stanzas.map(\.type)
+    }
+
+    private static func unwrapFileKey(_ stanzas: [Stanza], identities: [AgeIdentity]) throws(AgeError) -> SymmetricKey {
+        if stanzas.contains(where: { $0.type == Scrypt.stanzaType }) && stanzas.count != 1 {
+            throw .header("an scrypt stanza must be the only stanza in the header")
+        }
+        for identity in identities {
+            let fileKey: SymmetricKey?
+            switch identity {
+            case .x25519(let key):
+                fileKey = try key.unwrap(stanzas)
+            case .scrypt(let passphrase, let maxWorkFactor):
+                fileKey = try Scrypt.unwrap(stanzas, passphrase: passphrase, maxWorkFactor: maxWorkFactor)
+            }
+            if let fileKey { return fileKey }
+        }
+        throw AgeError(kind: .noMatch, message: "no identity matched any of the file's recipients")
+    }
+}

@@ -1,0 +1,43 @@
+/// One error type for the age layer, thrown with typed throws: `throws(AgeError)`.
+///
+/// The message is a single line meant for people; it never contains key material or plaintext.
+public struct AgeError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What went wrong, stable enough to branch on.
+    public enum Kind: Sendable, Equatable {
+        /// A malformed or unsupported header: version line, stanza syntax, recipient stanza arguments.
+        case header
+        /// The header MAC does not verify: the file key was unwrapped, but the header was altered.
+        case hmac
+        /// No identity could unwrap the file key (wrong passphrase or wrong key).
+        case noMatch
+        /// A STREAM failure: bad tag, truncation, trailing data, missing final chunk.
+        case payload
+        /// Malformed ASCII armor.
+        case armor
+        /// An identity or recipient string, or an identity or recipients file, that cannot be parsed or used.
+        case invalidKey
+        /// An scrypt work factor above the caller's limit.
+        case workFactor
+    }
+
+    /// What went wrong.
+    public let kind: Kind
+    /// A one-line explanation for people.
+    public let message: String
+
+    /// Creates an error of the given kind with a one-line message.
+    public init(kind: Kind, message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
+    /// The message.
+    public var description: String { message }
+}
+
+extension AgeError {
+    static func header(_ message: String) -> AgeError { AgeError(kind: .header, message: message) }
+    static func payload(_ message: String) -> AgeError { AgeError(kind: .payload, message: message) }
+    static func armor(_ message: String) -> AgeError { AgeError(kind: .armor, message: message) }
+    static func invalidKey(_ message: String) -> AgeError { AgeError(kind: .invalidKey, message: message) }
+}

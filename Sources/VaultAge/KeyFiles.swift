@@ -1,0 +1,60 @@
+extension Age {
+    /// Parses an age identity file (lines of AGE-SECRET-KEY-1..., `#` comments, blank lines).
+    ///
+    /// Unsupported key types (plugin, post-quantum, SSH) are `.invalidKey` errors naming the line
+    /// number; messages never quote the line, which may hold a secret.
+    public static func parseIdentityFile(_ text: String) throws(AgeError) -> [X25519Identity] {
+        var identities: [X25519Identity] = []
+        for (number, line) in keyLines(text) {
+            if line.hasPrefix("AGE-PLUGIN-") {
+                throw .invalidKey("identity file line \(number): plugin identities are not supported")
+            }
+            if line.hasPrefix("AGE-SECRET-KEY-PQ-") || line.hasPrefix("age-secret-key-pq-") {
+                throw .invalidKey("identity file line \(number): post-quantum identities are not supported")
+            }
+            do {
+                identities.append(try X25519Identity(line))
+            } catch {
+                throw .invalidKey("identity file line \(number): \(error.message)")
+            }
+        }
+        guard !identities.isEmpty else { throw .invalidKey("identity file has no secret keys") }
+        return identities
+    }
+
+    /// Parses a recipients file (age1... per line, `#` comments, blank lines), same error rules.
+    public static func parseRecipientsFile(_ text: String) throws(AgeError) -> [X25519Recipient] {
+        var recipients: [X25519Recipient] = []
+        for (number, line) in keyLines(text) {
+            if line.hasPrefix("age1pq1") {
+                throw .invalidKey("recipients file line \(number): post-quantum recipients are not supported")
+            }
+            if line.hasPrefix("ssh-") || line.hasPrefix("ecdsa-") {
+                throw .invalidKey("recipients file line \(number): SSH recipients are not supported")
+            }
+            // Bech32 data never contains "1", so a second "1" means a plugin name (age1yubikey1...).
+            if line.hasPrefix("age1") && line.dropFirst(4).contains("1") {
+                throw .invalidKey("recipients file line \(number): plugin recipients are not supported")
+            }
+            do {
+                recipients.append(try X25519Recipient(line))
+            } catch {
+                throw .invalidKey("recipients file line \(number): \(error.message)")
+            }
+        }
+        guard !recipients.isEmpty else { throw .invalidKey("recipients file has no recipients") }
+        return recipients
+    }
+
+    /// The non-blank, non-comment lines with their 1-based numbers, trimmed of surrounding whitespace.
+    private static func keyLines(_ text: String) -> [(number: Int, line: String)] {
+        // Split on LF bytes: as Characters, CRLF is a single "\r\n" that never equals "\n".
+        text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated()
+            .compactMap { index, raw in
+                let isSpace = { (byte: UInt8) in byte == 0x20 || (0x09...0x0D).contains(byte) }
+                let trimmed = String(
+                    decoding: raw.drop(while: isSpace).reversed().drop(while: isSpace).reversed(), as: UTF8.self)
+                return trimmed.isEmpty || trimmed.hasPrefix("#") ? nil : (index + 1, trimmed)
+            }
+    }
+}

@@ -1,0 +1,146 @@
+internal import Crypto
+internal import FoundationEssentials
+
+/// An age X25519 identity (private key), written as `AGE-SECRET-KEY-1...`.
+public struct X25519Identity: Sendable {
+    static let hrp = "age-secret-key-"
+
+    let privateKey: Curve25519.KeyAgreement.PrivateKey
+
+    init(privateKey: Curve25519.KeyAgreement.PrivateKey) {
+        self.privateKey = privateKey
+    }
+
+    /// Generates a new identity from the system's secure random source.
+    public static func generate() -> X25519Identity {
+        X25519Identity(privateKey: Curve25519.KeyAgreement.PrivateKey())
+    }
+
+    /// Parses `AGE-SECRET-KEY-1...` (Bech32, uppercase as age writes it, or all lowercase).
+    public init(_ encoded: String) throws(AgeError) {
+        let decoded: (hrp: String, data: [UInt8])
+        do {
+            decoded = try Bech32.decode(encoded)
+        } catch {
+            throw .invalidKey("malformed age secret key (\(error.message))")
+        }
+        var data = decoded.data
+        defer { wipe(&data) }
+        guard decoded.hrp == X25519Identity.hrp else {
+            throw .invalidKey("not an age X25519 secret key (expected AGE-SECRET-KEY-1...)")
+        }
+        guard data.count == 32, let key = try? Curve25519.KeyAgreement.PrivateKey(rawRepresentation: data) else {
+            throw .invalidKey("malformed age secret key: wrong length")
+        }
+        self.privateKey = key
+    }
+
+    /// The identity as age writes it: `AGE-SECRET-KEY-1...` in uppercase.
+    public var encoded: String {
+        var raw = [UInt8](privateKey.rawRepresentation)
+        defer { wipe(&raw) }
+        return Bech32.encode(hrp: X25519Identity.hrp, data: raw).uppercased()
+    }
+
+    /// The matching recipient (public key).
+    public var recipient: X25519Recipient {
+        X25519Recipient(validatedKey: privateKey.publicKey)
+    }
+
+    /// Unwraps the file key from the first X25519 stanza addressed to this identity.
+    ///
+    /// Other stanza types are ignored. X25519 stanzas with the wrong argument count, a share that is
+    /// not the canonical base64 of 32 bytes, a body that is not 32 bytes, or a share giving an
+    /// all-zero shared secret (low-order point) are header errors, checked before any decryption.
+    func unwrap(_ stanzas: [Stanza]) throws(AgeError) -> SymmetricKey? {
+        let ownKey = Array(privateKey.publicKey.rawRepresentation)
+        for stanza in stanzas where stanza.type == X25519Recipient.stanzaType {
+            guard stanza.arguments.count == 2 else {
+                throw .header("X25519 stanza must have exactly one argument after its type")
+            }
+            guard let share = Base64.decodeUnpadded(stanza.arguments[1]), share.count == 32 else {
+                throw .header("X25519 stanza share is not the canonical base64 of 32 bytes")
+            }
+            guard stanza.body.count == KeyWrap.bodySize else {
+                throw .header("X25519 stanza body is not a 16-byte wrapped file key")
+            }
+            guard let publicShare = try? Curve25519.KeyAgreement.PublicKey(rawRepresentation: share),
+                let secret = try? privateKey.sharedSecretFromKeyAgreement(with: publicShare),
+                !secret.withUnsafeBytes({ $0.allSatisfy { $0 == 0 } })
+            else {
+                throw .header("X25519 stanza share is a low-order point (all-zero shared secret)")
+            }
+            let wrapKey = X25519Recipient.wrapKey(secret: secret, share: share, recipient: ownKey)
+            if let fileKey = KeyWrap.open(stanza.body, with: wrapKey) { return fileKey }
+        }
+        return nil
+    }
+}
+
+/// An age X25519 recipient (public key), written as `age1...`.
+public struct X25519Recipient: Sendable, Hashable {
+    static let hrp = "age"
+    static let stanzaType = "X25519"
+    static let info = Array("age-encryption.org/v1/X25519".utf8)
+
+    let keyBytes: [UInt8]
+
+    init(validatedKey: Curve25519.KeyAgreement.PublicKey) {
+        self.keyBytes = Array(validatedKey.rawRepresentation)
+    }
+
+    /// Parses `age1...` (Bech32, lowercase as age writes it; all uppercase is accepted too).
+    ///
+    /// Low-order points are rejected: encrypting to one would give an all-zero shared secret.
+    public init(_ encoded: String) throws(AgeError) {
+        let decoded: (hrp: String, data: [UInt8])
+        do {
+            decoded = try Bech32.decode(encoded)
+        } catch {
+            throw .invalidKey("malformed age recipient (\(error.message))")
+        }
+        guard decoded.hrp == X25519Recipient.hrp else {
+            throw .invalidKey("not an age X25519 recipient (expected age1...)")
+        }
+        guard decoded.data.count == 32,
+            let key = try? Curve25519.KeyAgreement.PublicKey(rawRepresentation: decoded.data)
+        else {
+            throw .invalidKey("malformed age recipient: wrong length")
+        }
+        // A clamped scalar is a multiple of the cofactor 8, so any scalar exposes a low-order point.
+        let probe = Curve25519.KeyAgreement.PrivateKey()
+        guard let secret = try? probe.sharedSecretFromKeyAgreement(with: key),
+            !secret.withUnsafeBytes({ $0.allSatisfy { $0 == 0 } })
+        else {
+            throw .invalidKey("age recipient is a low-order point")
+        }
+        self.keyBytes = decoded.data
+    }
+
+    /// The recipient as age writes it: `age1...` in lowercase.
+    public var encoded: String {
+        Bech32.encode(hrp: X25519Recipient.hrp, data: keyBytes)
+    }
+
+    /// Wraps the file key in a new X25519 stanza with a fresh ephemeral key.
+    func wrap(_ fileKey: SymmetricKey) -> Stanza {
+        let ephemeral = Curve25519.KeyAgreement.PrivateKey()
+        let share = Array(ephemeral.publicKey.rawRepresentation)
+        guard let publicKey = try? Curve25519.KeyAgreement.PublicKey(rawRepresentation: keyBytes),
+            let secret = try? ephemeral.sharedSecretFromKeyAgreement(with: publicKey)
+        else {
+            // The key was checked for length and low order when this recipient was made.
+            preconditionFailure("X25519 with a validated recipient failed")
+        }
+        let wrapKey = X25519Recipient.wrapKey(secret: secret, share: share, recipient: keyBytes)
+        return Stanza(
+            arguments: [X25519Recipient.stanzaType, Base64.encodeUnpadded(share)],
+            body: KeyWrap.seal(fileKey, with: wrapKey))
+    }
+
+    /// HKDF-SHA-256(ikm: shared secret, salt: share || recipient, info: "age-encryption.org/v1/X25519").
+    static func wrapKey(secret: SharedSecret, share: [UInt8], recipient: [UInt8]) -> SymmetricKey {
+        secret.hkdfDerivedSymmetricKey(
+            using: SHA256.self, salt: share + recipient, sharedInfo: info, outputByteCount: 32)
+    }
+}

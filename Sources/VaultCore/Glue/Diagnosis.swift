@@ -1,0 +1,69 @@
+import VaultAge
+
+/// What `vault doctor` reports: each backend, whether it is usable, and what `auto` picks.
+public struct Diagnosis {
+    /// One backend's state.
+    public struct Backend: Sendable {
+        public var kind: BackendKind
+        public var usable: Bool
+        public var detail: String
+    }
+
+    public var backends: [Backend]
+    /// The backend the current options and environment select.
+    public var chosen: BackendKind
+    /// Why that backend was chosen.
+    public var reason: String
+
+    /// Examines both backends. Never throws for a backend's own failure: that is the report.
+    public init(factory: StoreFactory) throws(VaultError) {
+        let path = try factory.filePath()
+        var file = Backend(kind: .file, usable: true, detail: path)
+        if FileSystem.exists(path) {
+            if let bytes = try? FileSystem.read(path, limit: 1 << 30), let types = try? Age.stanzaTypes(of: bytes) {
+                file.detail += " (exists, encrypted to \(Self.describe(types)))"
+            } else {
+                file.usable = false
+                file.detail += " (exists, but is not a readable age file)"
+            }
+        } else {
+            file.detail += " (not created yet; the first 'vault set' creates it)"
+        }
+        file.detail += "; unlock with \(Self.unlockSource(factory.environment))"
+
+        var secretService = Backend(kind: .secretService, usable: true, detail: "a Secret Service answers on the session bus")
+        if let problem = factory.secretServiceProblem() {
+            secretService.usable = false
+            secretService.detail = problem.message
+        }
+        backends = [file, secretService]
+
+        let requested = try factory.requestedBackend()
+        chosen = try factory.resolvedBackend()
+        switch requested {
+        case .auto where factory.options.file != nil || factory.environment["VAULT_FILE"]?.isEmpty == false:
+            reason = "auto: a vault file was named (--file or VAULT_FILE)"
+        case .auto:
+            reason = chosen == .secretService ? "auto: a Secret Service answers" : "auto: no usable Secret Service, so the file"
+        default:
+            reason = factory.options.backend != nil ? "--backend \(requested.rawValue)" : "VAULT_BACKEND=\(requested.rawValue)"
+        }
+    }
+
+    /// Whether the chosen backend is usable.
+    public var chosenUsable: Bool { backends.first { $0.kind == chosen }?.usable ?? false }
+
+    private static func describe(_ types: [String]) -> String {
+        if types == ["scrypt"] { return "a passphrase" }
+        let keys = types.filter { $0 == "X25519" }.count
+        return keys == 1 ? "1 age public key" : "\(keys) age public keys"
+    }
+
+    private static func unlockSource(_ environment: [String: String]) -> String {
+        for name in ["VAULT_IDENTITY", "VAULT_IDENTITY_FILE", "VAULT_PASSPHRASE", "VAULT_PASSPHRASE_FILE"]
+        where environment[name]?.isEmpty == false {
+            return name
+        }
+        return "a passphrase typed at the terminal (no VAULT_IDENTITY, VAULT_IDENTITY_FILE, VAULT_PASSPHRASE or VAULT_PASSPHRASE_FILE set)"
+    }
+}

@@ -1,0 +1,227 @@
+public import VaultAge
+
+/// The glue: the only code that reads environment variables and builds stores.
+///
+/// Everything else in the library takes its dependencies as arguments. Precedence is always
+/// command-line option, then environment variable, then default.
+public struct StoreFactory {
+    public let options: GlobalOptions
+    public let environment: [String: String]
+    private let prompt: PassphrasePrompt?
+
+    /// The Secret Service timeout used when `VAULT_TIMEOUT` is not set, in seconds.
+    public static let defaultTimeout = 5.0
+
+    public init(options: GlobalOptions, environment: [String: String], prompt: PassphrasePrompt?) {
+        self.options = options
+        self.environment = environment
+        self.prompt = prompt
+    }
+
+    private func value(_ name: String) -> String? {
+        guard let value = environment[name], !value.isEmpty else { return nil }
+        return value
+    }
+
+    /// The service names are given under: `--service`, `VAULT_SERVICE`, or `vault`.
+    public func service() throws(VaultError) -> String {
+        let service = options.service ?? value("VAULT_SERVICE") ?? SecretName.defaultService
+        try SecretName.validate(service, what: "service")
+        return service
+    }
+
+    /// The name of the secret `account` in the current service.
+    public func name(_ account: String) throws(VaultError) -> SecretName {
+        try SecretName(service: try service(), account: account)
+    }
+
+    /// The backend asked for: `--backend`, `VAULT_BACKEND`, or `auto`.
+    public func requestedBackend() throws(VaultError) -> BackendKind {
+        if let flag = options.backend { return try BackendKind(parsing: flag, from: "--backend") }
+        if let env = value("VAULT_BACKEND") { return try BackendKind(parsing: env, from: "VAULT_BACKEND") }
+        return .auto
+    }
+
+    /// The vault file: `--file`, `VAULT_FILE`, `$XDG_DATA_HOME/vault/vault.age`,
+    /// or `~/.local/share/vault/vault.age`.
+    public func filePath() throws(VaultError) -> String {
+        if let path = options.file ?? value("VAULT_FILE") { return path }
+        if let data = value("XDG_DATA_HOME"), data.hasPrefix("/") { return data + "/vault/vault.age" }
+        guard let home = value("HOME") else {
+            throw VaultError(.usage, "HOME is not set; give the vault file with --file or VAULT_FILE")
+        }
+        return home + "/.local/share/vault/vault.age"
+    }
+
+    /// Seconds to wait for the Secret Service: `VAULT_TIMEOUT`, else ``defaultTimeout``.
+    public func timeout() throws(VaultError) -> Double {
+        guard let text = value("VAULT_TIMEOUT") else { return Self.defaultTimeout }
+        guard let seconds = Double(text), seconds > 0, seconds <= 3600 else {
+            throw VaultError(.usage, "VAULT_TIMEOUT is '\(text)'; give seconds between 0 and 3600, e.g. 2.5")
+        }
+        return seconds
+    }
+
+    /// The scrypt work factor (log2 N) for new passphrase vaults: `VAULT_SCRYPT_WORK_FACTOR`, else 18.
+    public func scryptWorkFactor() throws(VaultError) -> Int {
+        guard let text = value("VAULT_SCRYPT_WORK_FACTOR") else { return 18 }
+        guard let factor = Int(text), (10...22).contains(factor) else {
+            throw VaultError(.usage, "VAULT_SCRYPT_WORK_FACTOR is '\(text)'; give a whole number from 10 to 22")
+        }
+        return factor
+    }
+
+    /// Resolves `auto`: the file when a file was named (`--file`, `VAULT_FILE`); else the Secret
+    /// Service when one answers on the session bus; else the file.
+    public func resolvedBackend() throws(VaultError) -> BackendKind {
+        let requested = try requestedBackend()
+        guard requested == .auto else { return requested }
+        if options.file != nil || value("VAULT_FILE") != nil { return .file }
+        return secretServiceProblem() == nil ? .secretService : .file
+    }
+
+    /// Why the Secret Service cannot be used, or `nil` if it can.
+    public func secretServiceProblem() -> VaultError? {
+        guard value("DBUS_SESSION_BUS_ADDRESS") != nil || sessionBusSocketExists() else {
+            return VaultError(.unavailable, "no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set)")
+        }
+        do throws(VaultError) {
+            try SecretServiceStore.checkAvailable(timeout: try timeout())
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    private func sessionBusSocketExists() -> Bool {
+        guard let runtime = value("XDG_RUNTIME_DIR") else { return false }
+        return FileSystem.exists(runtime + "/bus")
+    }
+
+    /// Builds the store for the resolved backend.
+    public func makeStore() throws(VaultError) -> any SecretStore {
+        switch try resolvedBackend() {
+        case .file, .auto: return try makeFileStore()
+        case .secretService: return try SecretServiceStore(timeout: try timeout())
+        }
+    }
+
+    /// Builds the file store at ``filePath()`` unlocked by the `VAULT_*` key variables.
+    public func makeFileStore() throws(VaultError) -> FileStore {
+        let path = try filePath()
+        return FileStore(path: path, keys: try fileKeys(prefix: "VAULT_", path: path))
+    }
+
+    /// The key material named by `<prefix>IDENTITY`, `<prefix>IDENTITY_FILE`, `<prefix>PASSPHRASE`,
+    /// `<prefix>PASSPHRASE_FILE`, in that order, else the terminal prompt.
+    ///
+    /// Variables are read now; files are read and the prompt asked only when the store needs keys.
+    public func fileKeys(prefix: String, path: String) throws(VaultError) -> FileKeys {
+        let workFactor = try scryptWorkFactor()
+        if let text = value(prefix + "IDENTITY") {
+            let identity = try parseIdentity(text, origin: prefix + "IDENTITY")
+            return .identity(identity, origin: prefix + "IDENTITY")
+        }
+        if let file = value(prefix + "IDENTITY_FILE") {
+            let origin = "\(prefix)IDENTITY_FILE (\(file))"
+            let load = Once { () throws(VaultError) -> [X25519Identity] in
+                let bytes = try FileSystem.readPrivate(file, what: "identity file")
+                do throws(AgeError) {
+                    return try Age.parseIdentityFile(String(decoding: bytes, as: UTF8.self))
+                } catch {
+                    throw VaultError(.cannotUnlock, "\(origin): \(error.message)")
+                }
+            }
+            return FileKeys(
+                origin: origin, identities: { () throws(VaultError) in try load.value().map { AgeIdentity.x25519($0) } },
+                recipientsForNewFile: { () throws(VaultError) in try load.value().map { AgeRecipient.x25519($0.recipient) } })
+        }
+        if let passphrase = value(prefix + "PASSPHRASE") {
+            return .passphrase(Array(passphrase.utf8), workFactor: workFactor, origin: prefix + "PASSPHRASE")
+        }
+        if let file = value(prefix + "PASSPHRASE_FILE") {
+            let origin = "\(prefix)PASSPHRASE_FILE (\(file))"
+            let load = Once { () throws(VaultError) -> [UInt8] in
+                var bytes = try FileSystem.readPrivate(file, what: "passphrase file")
+                if bytes.last == 0x0A { bytes.removeLast() }
+                if bytes.last == 0x0D { bytes.removeLast() }
+                guard !bytes.isEmpty else { throw VaultError(.cannotUnlock, "\(origin) is empty") }
+                return bytes
+            }
+            return FileKeys(
+                origin: origin,
+                identities: { () throws(VaultError) in [.scrypt(passphrase: try load.value(), maxWorkFactor: 22)] },
+                recipientsForNewFile: { () throws(VaultError) in
+                    [.scrypt(passphrase: try load.value(), workFactor: workFactor)]
+                })
+        }
+        let variables = ["IDENTITY", "IDENTITY_FILE", "PASSPHRASE", "PASSPHRASE_FILE"].map { prefix + $0 }
+            .joined(separator: ", ")
+        let prompt = self.prompt
+        let ask = { (message: String, confirm: Bool) throws(VaultError) -> [UInt8] in
+            guard let prompt, let answer = try prompt(message, confirm) else {
+                throw VaultError(.cannotUnlock, "no terminal to ask for the passphrase of \(path); set one of \(variables)")
+            }
+            guard !answer.isEmpty else { throw VaultError(.cannotUnlock, "the passphrase is empty") }
+            return answer
+        }
+        let existing = Once { () throws(VaultError) in try ask("Passphrase for \(path): ", false) }
+        return FileKeys(
+            origin: "the passphrase typed at the prompt",
+            identities: { () throws(VaultError) in [.scrypt(passphrase: try existing.value(), maxWorkFactor: 22)] },
+            recipientsForNewFile: { () throws(VaultError) in
+                [.scrypt(passphrase: try ask("New passphrase for \(path): ", true), workFactor: workFactor)]
+            })
+    }
+
+    private func parseIdentity(_ text: String, origin: String) throws(VaultError) -> X25519Identity {
+        do {
+            return try X25519Identity(String(text.filter { !$0.isWhitespace }))
+        } catch {
+            throw VaultError(.cannotUnlock, "\(origin) is not an age identity (AGE-SECRET-KEY-1...): \(error.message)")
+        }
+    }
+}
+
+/// Computes a value at most once, on first use; failures are not cached.
+final class Once<T> {
+    private var cached: T?
+    private let make: () throws(VaultError) -> T
+
+    init(_ make: @escaping () throws(VaultError) -> T) {
+        self.make = make
+    }
+
+    func value() throws(VaultError) -> T {
+        if let cached { return cached }
+        let made = try make()
+        cached = made
+        return made
+    }
+}
+
+extension StoreFactory {
+    /// Parses age public keys given on the command line and in recipients files.
+    public func recipients(publicKeys: [String], files: [String]) throws(VaultError) -> [AgeRecipient] {
+        var recipients: [AgeRecipient] = []
+        for key in publicKeys {
+            do {
+                recipients.append(.x25519(try X25519Recipient(key)))
+            } catch {
+                throw VaultError(.usage, "--recipient '\(key)' is not an age public key (age1...): \(error.message)")
+            }
+        }
+        for file in files {
+            guard let bytes = try FileSystem.read(file, limit: 1 << 20) else {
+                throw VaultError(.usage, "the recipients file \(file) does not exist")
+            }
+            do {
+                recipients += try Age.parseRecipientsFile(String(decoding: bytes, as: UTF8.self)).map { .x25519($0) }
+            } catch {
+                throw VaultError(.usage, "the recipients file \(file): \(error.message)")
+            }
+        }
+        guard !recipients.isEmpty else { throw VaultError(.usage, "the recipients files hold no public key") }
+        return recipients
+    }
+}

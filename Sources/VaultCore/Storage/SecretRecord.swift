@@ -1,0 +1,43 @@
+/// What a store knows about a secret besides its value.
+public struct SecretMetadata: Hashable, Sendable {
+    /// When the secret was first written.
+    public var created: Timestamp
+    /// When the value was last written.
+    public var updated: Timestamp
+    /// When the secret stops being valid, if it expires.
+    public var expires: Timestamp?
+
+    public init(created: Timestamp, updated: Timestamp, expires: Timestamp? = nil) {
+        self.created = created
+        self.updated = updated
+        self.expires = expires
+    }
+}
+
+/// A listing entry: a secret's name and metadata, without its value.
+public struct SecretEntry: Hashable, Sendable {
+    public var name: SecretName
+    public var metadata: SecretMetadata
+
+    public init(name: SecretName, metadata: SecretMetadata) {
+        self.name = name
+        self.metadata = metadata
+    }
+}
+
+/// A secret: its name, its value bytes, and its metadata.
+public struct SecretRecord: Hashable, Sendable {
+    public var name: SecretName
+    /// The value, byte for byte as given: it may hold NUL bytes and need not be UTF-8.
+    public var value: [UInt8]
+    public var metadata: SecretMetadata
+
+    public init(name: SecretName, value: [UInt8], metadata: SecretMetadata) {
+        self.name = name
+        self.value = value
+        self.metadata = metadata
+    }
+
+    /// The record without its value.
+    public var entry: SecretEntry { SecretEntry(name: name, metadata: metadata) }
+}

@@ -1,0 +1,25 @@
+/// The storage edge: the one protocol every backend implements.
+///
+/// It is deliberately small. Everything else (naming, encoding, expiry, migration) is written
+/// once above it. A missing secret is `nil` or `false`, never an error; a store that cannot
+/// answer (locked, unavailable, damaged) throws, and never reports such a failure as "absent".
+public protocol SecretStore: AnyObject {
+    /// A short, human-readable description of the store (`file /path`, `secret-service`).
+    var label: String { get }
+
+    /// Returns the secret with this name, or `nil` if there is none.
+    func read(_ name: SecretName) throws(VaultError) -> SecretRecord?
+
+    /// Creates the secret, or replaces the value and metadata of an existing one in place.
+    ///
+    /// A failure leaves any previous value untouched.
+    func write(_ record: SecretRecord) throws(VaultError)
+
+    /// Deletes the secret. Returns `false` if there was none.
+    @discardableResult
+    func delete(_ name: SecretName) throws(VaultError) -> Bool
+
+    /// Lists the secrets of one service, or of every service when `service` is `nil`,
+    /// sorted by service then account.
+    func list(service: String?) throws(VaultError) -> [SecretEntry]
+}

@@ -1,0 +1,134 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// File operations the vault needs, built on ``syscall(_:_:)``.
+enum FileSystem {
+    /// Reads a whole file, or returns `nil` if it does not exist.
+    static func read(_ path: String, limit: Int = 1 << 30) throws(VaultError) -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 {
+            if errno == ENOENT { return nil }
+            throw systemError("open \(path)", errno: errno)
+        }
+        defer { close(fd) }
+        return try readAll(fd, path: path, limit: limit)
+    }
+
+    /// Reads from a descriptor until end of file; more than `limit` bytes is an error.
+    static func readAll(_ fd: Int32, path: String, limit: Int) throws(VaultError) -> [UInt8] {
+        var buffer: [UInt8] = []
+        var st = stat()
+        if fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, st.st_size > 0 {
+            buffer.reserveCapacity(min(Int(st.st_size), limit) + 1)
+        }
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let n = try syscall("read \(path)") {
+                chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            }
+            if n == 0 { break }
+            buffer.append(contentsOf: chunk[..<n])
+            if buffer.count > limit {
+                throw VaultError(.other, "\(path) is larger than \(limit) bytes")
+            }
+        }
+        wipe(&chunk)
+        return buffer
+    }
+
+    /// Reads a file holding key material; refuses it if group or others may read it, as ssh does.
+    static func readPrivate(_ path: String, what: String) throws(VaultError) -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            let code = errno
+            throw VaultError(.cannotUnlock, "cannot read the \(what) \(path): \(String(cString: strerror(code)))")
+        }
+        defer { close(fd) }
+        var st = stat()
+        try syscall("stat \(path)") { fstat(fd, &st) }
+        if st.st_mode & 0o077 != 0, (st.st_mode & S_IFMT) == S_IFREG {
+            throw VaultError(
+                .cannotUnlock,
+                "the \(what) \(path) is readable by others (mode \(String(st.st_mode & 0o777, radix: 8))); run: chmod 600 \(path)"
+            )
+        }
+        return try readAll(fd, path: path, limit: 1 << 20)
+    }
+
+    /// Creates a directory and its missing parents; new ones get mode 0700 whatever the umask.
+    static func makeDirectories(_ path: String) throws(VaultError) {
+        var st = stat()
+        if stat(path, &st) == 0 { return }
+        let parent = directory(of: path)
+        if parent != path, !parent.isEmpty { try makeDirectories(parent) }
+        if mkdir(path, 0o700) != 0 {
+            if errno == EEXIST { return }
+            throw systemError("create the directory \(path)", errno: errno)
+        }
+        _ = chmod(path, 0o700)
+    }
+
+    /// Replaces `path` with `bytes` atomically and durably.
+    ///
+    /// Writes a temporary file (mode 0600) in the same directory, fsyncs it, renames it over
+    /// `path` and fsyncs the directory. A crash at any point leaves either the old or the new
+    /// file; a failure removes the temporary file. The caller holds the vault's ``FileLock``, so
+    /// one fixed temporary name suffices and a crashed writer's leftover is reused, not piled up.
+    static func writeAtomically(_ path: String, _ bytes: [UInt8]) throws(VaultError) {
+        let dir = directory(of: path)
+        let temporary = "\(dir)/.\(baseName(of: path)).tmp"
+        let fd = try syscall("create \(temporary)") {
+            open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        }
+        var renamed = false
+        defer { if !renamed { unlink(temporary) } }
+        do {
+            defer { close(fd) }
+            try syscall("set the mode of \(temporary)") { fchmod(fd, 0o600) }
+            var offset = 0
+            while offset < bytes.count {
+                let n = try syscall("write \(temporary)") {
+                    bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
+                }
+                offset += n
+            }
+            try syscall("flush \(temporary) to disk") { fsync(fd) }
+        }
+        try syscall("replace \(path)") { rename(temporary, path) }
+        renamed = true
+        try syncDirectory(dir)
+    }
+
+    /// Flushes a directory's entries (a rename) to disk.
+    static func syncDirectory(_ dir: String) throws(VaultError) {
+        let fd = try syscall("open the directory \(dir)") { open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+        defer { close(fd) }
+        try syscall("flush the directory \(dir) to disk") { fsync(fd) }
+    }
+
+    /// The directory part of a path (`.` for a bare file name).
+    static func directory(of path: String) -> String {
+        guard let slash = path.utf8.lastIndex(of: 0x2F) else { return "." }
+        if slash == path.utf8.startIndex { return "/" }
+        return String(path[..<slash])
+    }
+
+    static func baseName(of path: String) -> String {
+        guard let slash = path.utf8.lastIndex(of: 0x2F) else { return path }
+        return String(path[path.utf8.index(after: slash)...])
+    }
+
+    static func exists(_ path: String) -> Bool {
+        var st = stat()
+        return stat(path, &st) == 0
+    }
+}
+
+/// Overwrites a buffer that held secret bytes.
+func wipe(_ bytes: inout [UInt8]) {
+    bytes.withUnsafeMutableBytes { raw in
+        guard let base = raw.baseAddress else { return }
+        explicit_bzero(base, raw.count)
+    }
+}

@@ -1,0 +1,46 @@
+/// The one error type of the vault library.
+///
+/// Every failure the library reports is a `VaultError`. Its ``Code`` is stable and decides the
+/// exit status of the command-line tool; its ``message`` is one line that says what went wrong
+/// and, where there is one, what to do. A message never contains a secret value.
+public struct VaultError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The kind of failure. Each code maps to one documented exit status.
+    public enum Code: Sendable, Equatable, CaseIterable {
+        /// The named secret does not exist.
+        case notFound
+        /// The command line, a name or an input value is not acceptable.
+        case usage
+        /// The secret exists but has expired.
+        case expired
+        /// The store could not be unlocked: wrong passphrase or identity, a locked keyring,
+        /// or no way to ask for the unlock material.
+        case cannotUnlock
+        /// The backend cannot be reached or loaded.
+        case unavailable
+        /// The store failed an integrity check or is not a vault store.
+        case damaged
+        /// An operation would overwrite a different existing value.
+        case conflict
+        /// Anything else (I/O errors, resource limits).
+        case other
+    }
+
+    /// The kind of failure.
+    public let code: Code
+    /// A one-line, human-readable reason, never containing a secret.
+    public let message: String
+
+    /// Creates an error of the given kind.
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { message }
+}
+
+extension VaultError {
+    static func notFound(_ name: SecretName) -> VaultError {
+        VaultError(.notFound, "no secret named '\(name.account)' in service '\(name.service)'")
+    }
+}

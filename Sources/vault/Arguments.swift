@@ -1,0 +1,105 @@
+import VaultCore
+
+/// One token of the command line, before any meaning is given to it.
+enum Token: Equatable {
+    /// `--name`, `--name=value`, or `-h` (as `help`).
+    case option(String, inlineValue: String?)
+    /// Anything else, and everything after `--`.
+    case positional(String)
+}
+
+/// Splits arguments into tokens. `--` ends the options: what follows is positional, even if it
+/// starts with a dash (`vault get -- -odd-name`).
+func tokenize(_ arguments: [String]) throws(VaultError) -> (tokens: [Token], terminated: [String]?) {
+    var tokens: [Token] = []
+    for (index, argument) in arguments.enumerated() {
+        if argument == "--" { return (tokens, Array(arguments[(index + 1)...])) }
+        if argument.hasPrefix("--") {
+            let body = argument.dropFirst(2)
+            if let equals = body.firstIndex(of: "=") {
+                tokens.append(.option(String(body[..<equals]), inlineValue: String(body[body.index(after: equals)...])))
+            } else {
+                tokens.append(.option(String(body), inlineValue: nil))
+            }
+        } else if argument == "-h" {
+            tokens.append(.option("help", inlineValue: nil))
+        } else if argument.hasPrefix("-"), argument.count > 1 {
+            throw VaultError(.usage, "unknown option '\(argument)'; options are spelled --name (see 'vault help')")
+        } else {
+            tokens.append(.positional(argument))
+        }
+    }
+    return (tokens, nil)
+}
+
+/// A command line with its meaning: global options, the command, its options and operands.
+struct ParsedCommandLine {
+    var global = GlobalOptions()
+    var command: CommandSpec?
+    var values: [String: [String]] = [:]
+    var operands: [String] = []
+    /// The arguments after `--`, if there was one (kept apart for `exec`).
+    var terminated: [String]?
+    var help = false
+    var version = false
+
+    func flag(_ name: String) -> Bool { values[name] != nil }
+    func value(_ name: String) -> String? { values[name]?.last }
+    func all(_ name: String) -> [String] { values[name] ?? [] }
+}
+
+/// Gives the tokens their meaning. Global options may stand before or after the command.
+func parseCommandLine(_ arguments: [String]) throws(VaultError) -> ParsedCommandLine {
+    let (tokens, terminated) = try tokenize(arguments)
+    var parsed = ParsedCommandLine()
+    parsed.terminated = terminated
+    var index = 0
+    func takeValue(_ name: String, _ inline: String?) throws(VaultError) -> String {
+        if let inline { return inline }
+        index += 1
+        guard index < tokens.count, case .positional(let value) = tokens[index] else {
+            throw VaultError(.usage, "--\(name) needs a value")
+        }
+        return value
+    }
+    while index < tokens.count {
+        defer { index += 1 }
+        switch tokens[index] {
+        case .positional(let word):
+            if parsed.command == nil {
+                guard let spec = CommandSpec.named(word) else {
+                    throw VaultError(.usage, "unknown command '\(word)'; run 'vault help' for the list")
+                }
+                parsed.command = spec
+            } else {
+                parsed.operands.append(word)
+            }
+        case .option(let name, let inline):
+            switch name {
+            case "help":
+                parsed.help = true
+            case "version" where parsed.command == nil:
+                parsed.version = true
+            case "backend": parsed.global.backend = try takeValue(name, inline)
+            case "file": parsed.global.file = try takeValue(name, inline)
+            case "service": parsed.global.service = try takeValue(name, inline)
+            default:
+                guard let spec = parsed.command, let option = spec.options.first(where: { $0.name == name }) else {
+                    let scope = parsed.command.map { "'vault \($0.name)'" } ?? "vault"
+                    throw VaultError(.usage, "unknown option --\(name) for \(scope); see 'vault help \(parsed.command?.name ?? "")'")
+                }
+                if parsed.values[name] != nil, !option.repeatable {
+                    throw VaultError(.usage, "--\(name) is given twice")
+                }
+                if option.valueName != nil {
+                    parsed.values[name, default: []].append(try takeValue(name, inline))
+                } else {
+                    guard inline == nil else { throw VaultError(.usage, "--\(name) takes no value") }
+                    parsed.values[name, default: []].append("")
+                }
+            }
+        }
+    }
+    if parsed.global.file?.isEmpty == true { throw VaultError(.usage, "--file needs a path") }
+    return parsed
+}

@@ -1,0 +1,32 @@
+import VaultCore
+
+/// Runs one command line and returns the exit status. The only place that prints errors.
+enum CommandLineTool {
+    static func run(arguments: [String], environment: [String: String] = ProcessEnvironment.all()) -> Int32 {
+        do {
+            let parsed = try parseCommandLine(arguments)
+            if parsed.version, parsed.command == nil {
+                StandardIO.print("vault \(versionString)\n")
+                return ExitStatus.success
+            }
+            guard let command = parsed.command else {
+                StandardIO.print(HelpText.overview)
+                return parsed.help ? ExitStatus.success : ExitStatus.of(.usage)
+            }
+            if parsed.help {
+                StandardIO.print(HelpText.forCommand(command))
+                return ExitStatus.success
+            }
+            let factory = StoreFactory(
+                options: parsed.global, environment: environment,
+                prompt: Terminal.passphrasePrompt(environment: environment))
+            return try command.run(Invocation(commandLine: parsed, factory: factory, environment: environment))
+        } catch {
+            StandardIO.error(error.message)
+            return ExitStatus.of(error.code)
+        }
+    }
+}
+
+/// The version printed by `vault --version`.
+let versionString = "1.0.0"

@@ -1,0 +1,86 @@
+import VaultCore
+
+/// An option a command accepts.
+struct OptionSpec: Sendable {
+    let name: String
+    /// The placeholder of the option's value (`PATH`), or nil for a flag.
+    let valueName: String?
+    let repeatable: Bool
+    let help: String
+
+    init(_ name: String, value valueName: String? = nil, repeatable: Bool = false, _ help: String) {
+        self.name = name
+        self.valueName = valueName
+        self.repeatable = repeatable
+        self.help = help
+    }
+
+    var usage: String { valueName.map { "--\(name) \($0)" } ?? "--\(name)" }
+}
+
+/// A command: its name, how it is called, its help, and what it does.
+///
+/// The table ``all`` is the single source of the help text, the shell completions and the man
+/// page test, so that they cannot disagree with the parser.
+struct CommandSpec: Sendable {
+    let name: String
+    let operands: String
+    let summary: String
+    let details: String
+    let options: [OptionSpec]
+    let run: @Sendable (Invocation) throws(VaultError) -> Int32
+
+    var synopsis: String {
+        (["vault", name] + options.map { "[\($0.usage)]" } + (operands.isEmpty ? [] : [operands]))
+            .joined(separator: " ")
+    }
+
+    static func named(_ name: String) -> CommandSpec? { all.first { $0.name == name } }
+
+    /// Every command, in the order `vault help` lists them.
+    static let all: [CommandSpec] = [
+        .set, .get, .rm, .ls, .initialize, .doctor, .help, .version,
+    ]
+
+    /// The options every command accepts.
+    static let globalOptions: [OptionSpec] = [
+        OptionSpec("backend", value: "auto|file|secret-service", "where secrets are kept (default: VAULT_BACKEND, else auto)"),
+        OptionSpec("file", value: "PATH", "the vault file (default: VAULT_FILE, else $XDG_DATA_HOME/vault/vault.age)"),
+        OptionSpec("service", value: "NAME", "the service names belong to (default: VAULT_SERVICE, else vault)"),
+        OptionSpec("help", "show help for a command"),
+    ]
+}
+
+/// What a command receives: its parsed arguments and the glue that builds stores.
+struct Invocation {
+    let commandLine: ParsedCommandLine
+    let factory: StoreFactory
+    let environment: [String: String]
+
+    var spec: CommandSpec { commandLine.command! }
+
+    func flag(_ name: String) -> Bool { commandLine.flag(name) }
+    func value(_ name: String) -> String? { commandLine.value(name) }
+    func all(_ name: String) -> [String] { commandLine.all(name) }
+
+    /// The operands, checked against a count range.
+    func operands(_ range: ClosedRange<Int>) throws(VaultError) -> [String] {
+        let operands = commandLine.operands + (commandLine.terminated ?? [])
+        guard range.contains(operands.count) else {
+            let expected = range.lowerBound == range.upperBound ? "\(range.lowerBound)" : "\(range.lowerBound) to \(range.upperBound)"
+            throw VaultError(
+                .usage, "'vault \(spec.name)' takes \(expected) operand(s), got \(operands.count); usage: \(spec.synopsis)")
+        }
+        return operands
+    }
+
+    /// The single NAME operand, as a name in the current service.
+    func name() throws(VaultError) -> SecretName {
+        try factory.name(try operands(1...1)[0])
+    }
+
+    /// A vault for the resolved backend.
+    func vault() throws(VaultError) -> Vault {
+        Vault(store: try factory.makeStore())
+    }
+}

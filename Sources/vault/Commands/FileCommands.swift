@@ -1,0 +1,57 @@
+import VaultAge
+import VaultCore
+
+extension CommandSpec {
+    static let initialize = CommandSpec(
+        name: "init", operands: "",
+        summary: "create an empty vault file",
+        details: """
+            Creates the vault file explicitly. With --passphrase it is encrypted to a passphrase
+            (VAULT_PASSPHRASE, VAULT_PASSPHRASE_FILE, or asked twice on the terminal). With --recipient
+            (repeatable) or --recipients-file it is encrypted to age public keys, so that a team or a CI
+            system can share one file. With none of these, the same rule as the first 'vault set' applies:
+            the identity's public key if VAULT_IDENTITY or VAULT_IDENTITY_FILE is set, else a passphrase.
+            Fails with exit 7 if the file exists (use 'vault rekey' to change its keys).
+            """,
+        options: [
+            OptionSpec("passphrase", "encrypt to a passphrase"),
+            OptionSpec("recipient", value: "age1...", repeatable: true, "encrypt to this age public key"),
+            OptionSpec("recipients-file", value: "PATH", repeatable: true, "encrypt to the public keys in this file"),
+        ],
+        run: { (invocation) throws(VaultError) in
+            _ = try invocation.operands(0...0)
+            guard try invocation.factory.resolvedBackend() != .secretService else {
+                throw VaultError(.usage, "'vault init' creates a vault file; use --backend file")
+            }
+            let store = try invocation.factory.makeFileStore()
+            let recipients = try RecipientOptions.resolve(invocation, prefix: "VAULT_", path: store.path)
+            try store.create(recipients: recipients)
+            StandardIO.error("created \(store.path)")
+            return ExitStatus.success
+        })
+}
+
+/// The `--passphrase` / `--recipient` / `--recipients-file` choice shared by `init` and `rekey`.
+enum RecipientOptions {
+    static func resolve(_ invocation: Invocation, prefix: String, path: String) throws(VaultError) -> [AgeRecipient] {
+        let keys = invocation.all("recipient")
+        let files = invocation.all("recipients-file")
+        let passphrase = invocation.flag("passphrase")
+        if passphrase, !keys.isEmpty || !files.isEmpty {
+            throw VaultError(.usage, "give --passphrase or recipients, not both (age allows no mix)")
+        }
+        if passphrase {
+            let material = try invocation.factory.fileKeys(prefix: prefix, path: path)
+            let recipients = try material.recipientsForNewFile()
+            guard recipients.allSatisfy({ if case .scrypt = $0 { true } else { false } }) else {
+                throw VaultError(
+                    .usage, "--passphrase needs \(prefix)PASSPHRASE, \(prefix)PASSPHRASE_FILE or a terminal, not an identity")
+            }
+            return recipients
+        }
+        if keys.isEmpty, files.isEmpty {
+            return try invocation.factory.fileKeys(prefix: prefix, path: path).recipientsForNewFile()
+        }
+        return try invocation.factory.recipients(publicKeys: keys, files: files)
+    }
+}

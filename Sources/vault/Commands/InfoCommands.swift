@@ -1,0 +1,59 @@
+import VaultCore
+
+extension CommandSpec {
+    static let help = CommandSpec(
+        name: "help", operands: "[COMMAND]",
+        summary: "show help for vault or for one command",
+        details: "'vault help COMMAND' is the same as 'vault COMMAND --help'.",
+        options: [],
+        run: { (invocation) throws(VaultError) in
+            let operands = try invocation.operands(0...1)
+            guard let name = operands.first else {
+                StandardIO.print(HelpText.overview)
+                return ExitStatus.success
+            }
+            guard let spec = CommandSpec.named(name) else {
+                throw VaultError(.usage, "unknown command '\(name)'; run 'vault help' for the list")
+            }
+            StandardIO.print(HelpText.forCommand(spec))
+            return ExitStatus.success
+        })
+
+    static let version = CommandSpec(
+        name: "version", operands: "",
+        summary: "print vault's version",
+        details: "The same as 'vault --version'.",
+        options: [],
+        run: { (invocation) throws(VaultError) in
+            _ = try invocation.operands(0...0)
+            StandardIO.print("vault \(versionString)\n")
+            return ExitStatus.success
+        })
+
+    static let doctor = CommandSpec(
+        name: "doctor", operands: "",
+        summary: "show every backend, whether it is usable, and which one auto picks",
+        details: """
+            For each backend, prints whether it can be used now and why not. Then the backend that
+            'auto' would pick and the rule that picked it. Exits 0 if the chosen backend is usable, 5 if not.
+            """,
+        options: [],
+        run: { (invocation) throws(VaultError) in
+            _ = try invocation.operands(0...0)
+            let report = try Diagnosis(factory: invocation.factory)
+            var text = ""
+            for backend in report.backends {
+                let name = backend.kind.rawValue.padding(to: 16)
+                text += "\(name)\(backend.usable ? "usable    " : "unusable  ")\(backend.detail)\n"
+            }
+            text += "chosen: \(report.chosen.rawValue) (\(report.reason))\n"
+            StandardIO.print(text)
+            return report.chosenUsable ? ExitStatus.success : ExitStatus.of(.unavailable)
+        })
+}
+
+extension String {
+    func padding(to width: Int) -> String {
+        count >= width ? self + " " : self + String(repeating: " ", count: width - count)
+    }
+}

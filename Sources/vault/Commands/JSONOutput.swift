@@ -1,0 +1,38 @@
+import VaultCore
+
+/// The documented `--json` shapes (README, "JSON output"). Keys and order are stable.
+enum JSONOutput {
+    static func string(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\t": out += "\\t"
+            case "\r": out += "\\r"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+
+    static func time(_ time: Timestamp?) -> String {
+        time.map { "\"\($0.rfc3339)\"" } ?? "null"
+    }
+
+    static func entry(_ entry: SecretEntry) -> String {
+        "{\"service\":\(string(entry.name.service)),\"account\":\(string(entry.name.account)),"
+            + "\"created\":\(time(entry.metadata.created)),\"updated\":\(time(entry.metadata.updated)),"
+            + "\"expires\":\(time(entry.metadata.expires))}"
+    }
+
+    /// A JSON array, one entry per line.
+    static func entries(_ entries: [SecretEntry]) -> String {
+        if entries.isEmpty { return "[]\n" }
+        return "[\n" + entries.map { "  " + entry($0) }.joined(separator: ",\n") + "\n]\n"
+    }
+}

@@ -1,0 +1,97 @@
+import VaultCore
+
+extension CommandSpec {
+    static let set = CommandSpec(
+        name: "set", operands: "NAME",
+        summary: "store a secret; the value is read from standard input",
+        details: """
+            The value is every byte of standard input, exactly (no newline is removed). On a terminal,
+            vault asks for it without echo instead (one line). Values never come from the command line,
+            where other users could see them in ps. The limit is 1 MiB.
+            An existing secret is replaced in place and keeps its creation time.
+            """,
+        options: [
+            OptionSpec("expires-in", value: "DURATION", "expire after DURATION: a number and s, m, h, d or w (25m, 12h, 30d)"),
+            OptionSpec("expires-at", value: "TIME", "expire at an RFC 3339 time (2026-12-01T09:00:00Z)"),
+        ],
+        run: { (invocation) throws(VaultError) in
+            let operands = invocation.commandLine.operands + (invocation.commandLine.terminated ?? [])
+            if operands.count > 1 {
+                throw VaultError(
+                    .usage,
+                    "values are never taken from the command line (other users can read it in ps); pipe the value in: printf %s \"$VALUE\" | vault set NAME"
+                )
+            }
+            let name = try invocation.name()
+            let expires = try Expiry.parse(at: invocation.value("expires-at"), in: invocation.value("expires-in"))
+            var value: [UInt8]
+            if StandardIO.isTerminal(0) {
+                guard let typed = try Terminal.ask("Value for \(name.account): ", environment: invocation.environment)
+                else {
+                    throw VaultError(.usage, "no terminal to ask for the value on; pipe the value in on standard input")
+                }
+                value = typed
+            } else {
+                value = try StandardIO.readAll(limit: Vault.maximumValueSize)
+            }
+            defer { value.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+            try invocation.vault().set(name, value: value, expires: expires)
+            return ExitStatus.success
+        })
+
+    static let get = CommandSpec(
+        name: "get", operands: "NAME",
+        summary: "print a secret's value",
+        details: """
+            Writes the exact bytes of the value to standard output. When standard output is a terminal
+            and the value does not end with a newline, one is added for readability; otherwise nothing is
+            added. An expired secret prints nothing and exits 3.
+            """,
+        options: [OptionSpec("allow-expired", "print the value even if the secret has expired")],
+        run: { (invocation) throws(VaultError) in
+            let name = try invocation.name()
+            var record = try invocation.vault().get(name, allowExpired: invocation.flag("allow-expired"))
+            defer { record.value.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+            try StandardIO.write(record.value, to: 1)
+            if StandardIO.isTerminal(1), record.value.last != 0x0A { try StandardIO.write([0x0A], to: 1) }
+            return ExitStatus.success
+        })
+
+    static let rm = CommandSpec(
+        name: "rm", operands: "NAME",
+        summary: "delete a secret",
+        details: "Deletes the secret. Exits 1 if there is no secret by that name.",
+        options: [],
+        run: { (invocation) throws(VaultError) in
+            try invocation.vault().remove(try invocation.name())
+            return ExitStatus.success
+        })
+
+    static let ls = CommandSpec(
+        name: "ls", operands: "",
+        summary: "list secret names",
+        details: """
+            Prints the names of the current service's secrets, sorted, one per line. With --all, every
+            service's secrets as SERVICE<TAB>NAME. With --json, a JSON array of objects with the keys
+            service, account, created, updated and expires (RFC 3339 times; expires may be null).
+            """,
+        options: [
+            OptionSpec("json", "print JSON with each secret's metadata"),
+            OptionSpec("all", "list the secrets of every service"),
+        ],
+        run: { (invocation) throws(VaultError) in
+            _ = try invocation.operands(0...0)
+            let all = invocation.flag("all")
+            let entries = try invocation.vault().list(service: all ? nil : try invocation.factory.service())
+            var out = ""
+            if invocation.flag("json") {
+                out = JSONOutput.entries(entries)
+            } else {
+                for entry in entries {
+                    out += all ? "\(entry.name.service)\t\(entry.name.account)\n" : "\(entry.name.account)\n"
+                }
+            }
+            try StandardIO.write(out.utf8, to: 1)
+            return ExitStatus.success
+        })
+}

@@ -1,0 +1,12 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `vault`: parse the command line, run one command, exit with its status.
+@main
+enum Entrypoint {
+    static func main() {
+        Hygiene.apply()
+        exit(CommandLineTool.run(arguments: Array(CommandLine.arguments.dropFirst())))
+    }
+}

@@ -1,0 +1,80 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+import VaultCore
+
+/// Asks questions on the controlling terminal (`/dev/tty`) with echo off.
+///
+/// Never asks when there is no terminal or when `CI` is set: the caller gets `nil` and fails
+/// with a message that names the environment variables to set instead.
+enum Terminal {
+    /// Reads one line without echo, after printing `message` on the terminal.
+    static func ask(_ message: String, environment: [String: String]) throws(VaultError) -> [UInt8]? {
+        if let ci = environment["CI"], !ci.isEmpty, ci != "false", ci != "0" { return nil }
+        let fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var saved = termios()
+        guard tcgetattr(fd, &saved) == 0 else { return nil }
+        var quiet = saved
+        quiet.c_lflag &= ~tcflag_t(ECHO)
+        quiet.c_lflag |= tcflag_t(ECHONL)
+        try StandardIO.write(message.utf8, to: fd)
+        EchoGuard.install(fd: fd, saved: saved)
+        _ = tcsetattr(fd, TCSAFLUSH, &quiet)
+        defer {
+            _ = tcsetattr(fd, TCSAFLUSH, &saved)
+            EchoGuard.remove()
+        }
+        var line: [UInt8] = []
+        var byte: UInt8 = 0
+        while true {
+            let n = read(fd, &byte, 1)
+            if n < 0, errno == EINTR { continue }
+            if n <= 0 || byte == 0x0A { break }
+            line.append(byte)
+            if line.count > Vault.maximumValueSize {
+                throw VaultError(.usage, "the typed value is larger than 1 MiB")
+            }
+        }
+        if line.last == 0x0D { line.removeLast() }
+        return line
+    }
+
+    /// The prompt the library uses for passphrases; asks twice when `confirm` is set.
+    static func passphrasePrompt(environment: [String: String]) -> PassphrasePrompt {
+        return { (message: String, confirm: Bool) throws(VaultError) -> [UInt8]? in
+            guard let first = try ask(message, environment: environment) else { return nil }
+            if confirm {
+                guard let second = try ask("Repeat the passphrase: ", environment: environment) else { return nil }
+                guard first == second else { throw VaultError(.cannotUnlock, "the two passphrases differ; nothing was changed") }
+            }
+            return first
+        }
+    }
+}
+
+/// Restores the terminal's echo if the process is interrupted while a prompt has it off.
+private enum EchoGuard {
+    // Written only on the main thread before the handler is installed and read by the handler;
+    // the process is single-threaded while a prompt is open.
+    nonisolated(unsafe) static var fd: Int32 = -1
+    nonisolated(unsafe) static var saved = termios()
+
+    static func install(fd: Int32, saved: termios) {
+        EchoGuard.fd = fd
+        EchoGuard.saved = saved
+        for signal in [SIGINT, SIGTERM, SIGHUP, SIGQUIT] {
+            Glibc.signal(signal) { number in
+                _ = tcsetattr(EchoGuard.fd, TCSANOW, &EchoGuard.saved)
+                Glibc.signal(number, SIG_DFL)
+                raise(number)
+            }
+        }
+    }
+
+    static func remove() {
+        for signal in [SIGINT, SIGTERM, SIGHUP, SIGQUIT] { Glibc.signal(signal, SIG_DFL) }
+        fd = -1
+    }
+}

@@ -1,0 +1,199 @@
+import Foundation
+import Testing
+import VaultAge
+
+private let agePath = "/usr/bin/age"
+private let ageKeygenPath = "/usr/bin/age-keygen"
+
+/// Drives a program on a pseudo-terminal, answering every passphrase prompt it prints.
+///
+/// age reads passphrases only from /dev/tty, so it cannot be fed through stdin. Arguments: the
+/// passphrase, then the program and its arguments. Exits with the program's status and echoes what
+/// the program wrote to the terminal on stderr.
+private let ptyDriver = """
+    import os, pty, re, signal, sys
+    signal.alarm(120)
+    passphrase = sys.argv[1].encode()
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execv(sys.argv[2], sys.argv[2:])
+    seen, answered = b"", 0
+    while True:
+        try:
+            data = os.read(fd, 4096)
+        except OSError:
+            break
+        if not data:
+            break
+        seen += data
+        prompts = len(re.findall(rb"[Pp]assphrase[^\\n]*: ", seen))
+        while answered < prompts:
+            os.write(fd, passphrase + b"\\n")
+            answered += 1
+    _, status = os.waitpid(pid, 0)
+    sys.stderr.write(seen.decode(errors="replace"))
+    sys.exit(os.waitstatus_to_exitcode(status))
+    """
+
+/// Whether age and age-keygen are installed; in CI their absence is a failure, elsewhere a skip.
+private func ageToolsAvailable() -> Bool {
+    let available = [agePath, ageKeygenPath].allSatisfy { FileManager.default.isExecutableFile(atPath: $0) }
+    if !available {
+        if isCI {
+            Issue.record("age and age-keygen are required in CI (apt-get install age)")
+        } else {
+            print("age interop: skipped, \(agePath) or \(ageKeygenPath) is not installed")
+        }
+    }
+    return available
+}
+
+/// A scratch folder with an X25519 identity file in it.
+private struct Workspace {
+    let directory: URL
+    let identity = X25519Identity.generate()
+
+    init() throws {
+        directory = try makeTemporaryDirectory()
+        try Data((identity.encoded + "\n").utf8).write(to: keyFile)
+    }
+
+    var keyFile: URL { directory.appendingPathComponent("key.txt") }
+
+    func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
+
+    func write(_ name: String, _ bytes: [UInt8]) throws {
+        try Data(bytes).write(to: directory.appendingPathComponent(name))
+    }
+
+    func read(_ name: String) throws -> [UInt8] {
+        [UInt8](try Data(contentsOf: directory.appendingPathComponent(name)))
+    }
+
+    /// Runs age, expecting success, and returns what it wrote to stdout.
+    @discardableResult
+    func age(_ arguments: [String]) throws -> [UInt8] {
+        let result = try runTool(agePath, arguments)
+        #expect(result.status == 0, "age \(arguments.joined(separator: " ")) failed: \(result.stderr)")
+        return result.stdout
+    }
+
+    /// Runs age on a pseudo-terminal, typing the passphrase at each prompt.
+    func ageWithPassphrase(_ passphrase: String, _ arguments: [String]) throws {
+        let result = try runTool("/usr/bin/python3", ["-c", ptyDriver, passphrase, agePath] + arguments)
+        #expect(result.status == 0, "age \(arguments.joined(separator: " ")) failed: \(result.stderr)")
+    }
+}
+
+/// Plaintexts that cross the 64 KiB chunk boundaries, plus binary and empty ones.
+private let interopPlaintexts: [(name: String, bytes: [UInt8])] = [
+    ("binary with NUL", [0, 1, 2, 0, 255, 0, 10, 13, 0]),
+    ("empty", []),
+    ("one byte", [0x42]),
+    ("64 KiB", patternBytes(count: 64 * 1024)),
+    ("64 KiB + 1", patternBytes(count: 64 * 1024 + 1)),
+    ("128 KiB", patternBytes(count: 128 * 1024)),
+    ("1 MiB + 1", patternBytes(count: 1024 * 1024 + 1)),
+]
+
+@Suite struct InteropTests {
+    @Test(arguments: interopPlaintexts.indices)
+    func ageDecryptsOurFiles(index: Int) throws {
+        guard ageToolsAvailable() else { return }
+        let plaintext = interopPlaintexts[index].bytes
+        let workspace = try Workspace()
+        defer { removeTemporaryDirectory(workspace.directory) }
+        try workspace.write("in.age", try Age.encrypt(plaintext, to: [.x25519(workspace.identity.recipient)]))
+        // Read stdout: with -o, age creates no file at all for an empty plaintext.
+        let decrypted = try workspace.age(["-d", "-i", workspace.keyFile.path, workspace.path("in.age")])
+        #expect(decrypted == plaintext, "\(interopPlaintexts[index].name)")
+    }
+
+    @Test(arguments: interopPlaintexts.indices)
+    func weDecryptAgeFiles(index: Int) throws {
+        guard ageToolsAvailable() else { return }
+        let plaintext = interopPlaintexts[index].bytes
+        let workspace = try Workspace()
+        defer { removeTemporaryDirectory(workspace.directory) }
+        try workspace.write("in", plaintext)
+        try workspace.age([
+            "-r", workspace.identity.recipient.encoded, "-o", workspace.path("out.age"), workspace.path("in"),
+        ])
+        let decrypted = try Age.decrypt(try workspace.read("out.age"), identities: [.x25519(workspace.identity)])
+        #expect(decrypted == plaintext, "\(interopPlaintexts[index].name)")
+    }
+
+    @Test func ageKeygenKeyFileDecrypts() throws {
+        guard ageToolsAvailable() else { return }
+        let workspace = try Workspace()
+        defer { removeTemporaryDirectory(workspace.directory) }
+        let keygen = try runTool(ageKeygenPath, ["-o", workspace.path("generated.txt")])
+        #expect(keygen.status == 0, "age-keygen failed: \(keygen.stderr)")
+        let keyFile = String(decoding: try workspace.read("generated.txt"), as: UTF8.self)
+        let identities = try Age.parseIdentityFile(keyFile)
+        try #require(identities.count == 1)
+        // age-keygen writes "# public key: age1..."; our derivation must agree with it.
+        #expect(keyFile.contains("# public key: \(identities[0].recipient.encoded)\n"))
+
+        let plaintext = Array("secret from age-keygen\n".utf8)
+        try workspace.write("in", plaintext)
+        try workspace.age([
+            "-e", "-i", workspace.path("generated.txt"), "-o", workspace.path("in.age"), workspace.path("in"),
+        ])
+        let decrypted = try Age.decrypt(try workspace.read("in.age"), identities: identities.map { .x25519($0) })
+        #expect(decrypted == plaintext)
+    }
+
+    @Test func ageDecryptsOurPassphraseFile() throws {
+        guard ageToolsAvailable() else { return }
+        let workspace = try Workspace()
+        defer { removeTemporaryDirectory(workspace.directory) }
+        let plaintext = patternBytes(count: 70_000)
+        let passphrase = "correct horse battery staple"
+        try workspace.write(
+            "in.age", try Age.encrypt(plaintext, to: [.scrypt(passphrase: Array(passphrase.utf8), workFactor: 10)]))
+        try workspace.ageWithPassphrase(passphrase, ["-d", "-o", workspace.path("out"), workspace.path("in.age")])
+        #expect(try workspace.read("out") == plaintext)
+    }
+
+    @Test func weDecryptAgePassphraseFile() throws {
+        guard ageToolsAvailable() else { return }
+        let workspace = try Workspace()
+        defer { removeTemporaryDirectory(workspace.directory) }
+        let plaintext = Array("passphrase-protected by age -p\n".utf8)
+        let passphrase = "another passphrase, typed twice"
+        try workspace.write("in", plaintext)
+        try workspace.ageWithPassphrase(passphrase, ["-p", "-o", workspace.path("out.age"), workspace.path("in")])
+        let file = try workspace.read("out.age")
+        #expect(try Age.stanzaTypes(of: file) == ["scrypt"])
+        let decrypted = try Age.decrypt(file, identities: [.scrypt(passphrase: Array(passphrase.utf8))])
+        #expect(decrypted == plaintext)
+    }
+
+    @Test func weDecryptArmoredAgeFile() throws {
+        guard ageToolsAvailable() else { return }
+        let workspace = try Workspace()
+        defer { removeTemporaryDirectory(workspace.directory) }
+        let plaintext = patternBytes(count: 100_000)
+        try workspace.write("in", plaintext)
+        try workspace.age([
+            "-a", "-r", workspace.identity.recipient.encoded, "-o", workspace.path("out.age"), workspace.path("in"),
+        ])
+        let armored = try workspace.read("out.age")
+        #expect(armored.starts(with: Array("-----BEGIN AGE ENCRYPTED FILE-----\n".utf8)))
+        #expect(try Age.decrypt(armored, identities: [.x25519(workspace.identity)]) == plaintext)
+    }
+
+    @Test func ageDecryptsOurMultiRecipientFile() throws {
+        guard ageToolsAvailable() else { return }
+        let workspace = try Workspace()
+        defer { removeTemporaryDirectory(workspace.directory) }
+        let other = X25519Identity.generate()
+        let plaintext = Array("for two recipients".utf8)
+        let file = try Age.encrypt(plaintext, to: [.x25519(other.recipient), .x25519(workspace.identity.recipient)])
+        #expect(try Age.stanzaTypes(of: file) == ["X25519", "X25519"])
+        try workspace.write("in.age", file)
+        try workspace.age(["-d", "-i", workspace.keyFile.path, "-o", workspace.path("out"), workspace.path("in.age")])
+        #expect(try workspace.read("out") == plaintext)
+    }
+}
