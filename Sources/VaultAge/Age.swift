@@ -19,13 +19,17 @@ public enum AgeRecipient: Sendable {
 /// An opened header: what is needed to write a new payload under the same header without unwrapping
 /// the file key again (a fresh 16-byte payload nonce gives each write its own payload key).
 public struct AgeEnvelope: Sendable {
-    /// The exact header bytes, MAC line included.
+    /// The exact header bytes, MAC line included (binary, also when the opened file was armored).
     let header: [UInt8]
+    /// Held as a `SymmetricKey`, whose storage swift-crypto zeroes when the last copy is released.
     let fileKey: SymmetricKey
     let types: [String]
 
     /// The stanza types in header order, e.g. `["X25519", "X25519"]` or `["scrypt"]`.
     public var stanzaTypes: [String] { types }
+
+    /// The exact header bytes every file sealed with this envelope starts with.
+    public var headerBytes: [UInt8] { header }
 }
 
 /// The age v1 file format (age-encryption.org/v1).
@@ -89,6 +93,14 @@ public enum Age {
         let nonce = (0..<Stream.nonceSize).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
         let key = Stream.payloadKey(fileKey: envelope.fileKey, nonce: nonce)
         return envelope.header + nonce + Stream.encrypt(plaintext, key: key)
+    }
+
+    /// The header of a file (through the MAC line, in binary form), read without decrypting.
+    ///
+    /// Lets a caller recognise a header it wrote before, to tell a damaged header from a wrong key.
+    public static func header(of file: [UInt8]) throws(AgeError) -> [UInt8] {
+        let binary = Armor.looksArmored(file) ? try Armor.decode(file) : file
+        return Array(binary[..<(try Header.parse(binary).length)])
     }
 
     /// Reads just the header's stanza types without decrypting (for diagnostics), .header on malformed.

@@ -3,15 +3,16 @@ import VaultCore
 /// Runs one command line and returns the exit status. The only place that prints errors.
 enum CommandLineTool {
     static func run(arguments: [String], environment: [String: String] = ProcessEnvironment.all()) -> Int32 {
-        do {
+        do throws(VaultError) {
             let parsed = try parseCommandLine(arguments)
             if parsed.version, parsed.command == nil {
                 StandardIO.print("vault \(versionString)\n")
                 return ExitStatus.success
             }
             guard let command = parsed.command else {
+                guard parsed.help else { throw VaultError(.usage, "no command given; run 'vault help' for the list") }
                 StandardIO.print(HelpText.overview)
-                return parsed.help ? ExitStatus.success : ExitStatus.of(.usage)
+                return ExitStatus.success
             }
             if parsed.help {
                 StandardIO.print(HelpText.forCommand(command))

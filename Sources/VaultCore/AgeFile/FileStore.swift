@@ -67,7 +67,10 @@ public final class FileStore: SecretStore {
         guard !exists else {
             throw VaultError(.conflict, "a vault already exists at \(path); use 'vault rekey' to change its keys")
         }
-        let file = try ageCall { () throws(AgeError) in try Age.encrypt(VaultDocument.encode([]), to: recipients) }
+        let (file, envelope) = try ageCall { () throws(AgeError) in
+            try Age.encryptReturningEnvelope(VaultDocument.encode([]), to: recipients)
+        }
+        try HeaderRecord.record(header: envelope.headerBytes, previousFile: nil, lock: lock)
         try FileSystem.writeAtomically(path, file)
     }
 
@@ -75,12 +78,16 @@ public final class FileStore: SecretStore {
     public func rekey(to recipients: [AgeRecipient]) throws(VaultError) {
         let lock = try FileLock(path: path + ".lock")
         defer { withExtendedLifetime(lock) {} }
-        guard let opened = try load() else {
+        guard let opened = try load(), let previous = lastOpened?.file else {
             throw VaultError(.notFound, "no vault file at \(path)")
         }
         _ = try VaultDocument.decode(opened.plaintext)  // never rewrite a document we cannot read
-        let file = try ageCall { () throws(AgeError) in try Age.encrypt(opened.plaintext, to: recipients) }
+        let (file, envelope) = try ageCall { () throws(AgeError) in
+            try Age.encryptReturningEnvelope(opened.plaintext, to: recipients)
+        }
+        try HeaderRecord.record(header: envelope.headerBytes, previousFile: previous, lock: lock)
         try FileSystem.writeAtomically(path, file)
+        lastOpened = nil
     }
 
     // MARK: - Internals
@@ -99,7 +106,9 @@ public final class FileStore: SecretStore {
         guard let file = try FileSystem.read(path, limit: Self.maximumFileSize) else { return nil }
         if let lastOpened, lastOpened.file == file { return lastOpened.opened }
         let identities = try keys.identities()
-        let (plaintext, envelope) = try ageCall { () throws(AgeError) in try Age.open(file, identities: identities) }
+        let (plaintext, envelope) = try ageCall(checking: file) { () throws(AgeError) in
+            try Age.open(file, identities: identities)
+        }
         let opened = Opened(plaintext: plaintext, envelope: envelope)
         lastOpened = (file, opened)
         return opened
@@ -135,18 +144,28 @@ public final class FileStore: SecretStore {
             file = Age.seal(document, envelope: envelope)
         } else {
             let recipients = try keys.recipientsForNewFile()
-            file = try ageCall { () throws(AgeError) in try Age.encrypt(document, to: recipients) }
+            let envelope: AgeEnvelope
+            (file, envelope) = try ageCall { () throws(AgeError) in
+                try Age.encryptReturningEnvelope(document, to: recipients)
+            }
+            try HeaderRecord.record(header: envelope.headerBytes, previousFile: nil, lock: lock)
         }
         try FileSystem.writeAtomically(path, file)
     }
 
     /// Turns the age layer's errors into vault errors that name the file and the key's origin.
-    private func ageCall<T>(_ body: () throws(AgeError) -> T) throws(VaultError) -> T {
+    ///
+    /// When no key opens `file`, ``HeaderRecord`` decides between a wrong key and a damaged header.
+    private func ageCall<T>(checking file: [UInt8]? = nil, _ body: () throws(AgeError) -> T) throws(VaultError) -> T {
         do {
             return try body()
         } catch {
             switch error.kind {
             case .noMatch:
+                if let file, HeaderRecord.provesDamage(file: file, lockPath: path + ".lock") {
+                    throw VaultError(
+                        .damaged, "\(path) is damaged: its header changed since vault wrote it, and no key opens it")
+                }
                 throw VaultError(.cannotUnlock, "the key from \(keys.origin) does not unlock \(path)")
             case .invalidKey:
                 throw VaultError(.cannotUnlock, "\(keys.origin): \(error.message)")
