@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VaultTestSupport
 import VaultAge
 
 /// The command-line contract: usage errors, exit codes, help.

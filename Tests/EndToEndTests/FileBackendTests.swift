@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VaultTestSupport
 import VaultAge
 
 /// End-to-end tests of the file backend through the built binary.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VaultTestSupport
 import VaultAge
 
 /// One age-testkit vector: its `key: value` header and the age file after the blank line.

@@ -1,39 +1,11 @@
 import Foundation
 import Testing
 import VaultAge
+import VaultTestSupport
 
 private let agePath = "/usr/bin/age"
 private let ageKeygenPath = "/usr/bin/age-keygen"
 
-/// Drives a program on a pseudo-terminal, answering every passphrase prompt it prints.
-///
-/// age reads passphrases only from /dev/tty, so it cannot be fed through stdin. Arguments: the
-/// passphrase, then the program and its arguments. Exits with the program's status and echoes what
-/// the program wrote to the terminal on stderr.
-private let ptyDriver = """
-    import os, pty, re, signal, sys
-    signal.alarm(120)
-    passphrase = sys.argv[1].encode()
-    pid, fd = pty.fork()
-    if pid == 0:
-        os.execv(sys.argv[2], sys.argv[2:])
-    seen, answered = b"", 0
-    while True:
-        try:
-            data = os.read(fd, 4096)
-        except OSError:
-            break
-        if not data:
-            break
-        seen += data
-        prompts = len(re.findall(rb"[Pp]assphrase[^\\n]*: ", seen))
-        while answered < prompts:
-            os.write(fd, passphrase + b"\\n")
-            answered += 1
-    _, status = os.waitpid(pid, 0)
-    sys.stderr.write(seen.decode(errors="replace"))
-    sys.exit(os.waitstatus_to_exitcode(status))
-    """
 
 /// Whether age and age-keygen are installed; in CI their absence is a failure, elsewhere a skip.
 private func ageToolsAvailable() -> Bool {
@@ -80,7 +52,7 @@ private struct Workspace {
 
     /// Runs age on a pseudo-terminal, typing the passphrase at each prompt.
     func ageWithPassphrase(_ passphrase: String, _ arguments: [String]) throws {
-        let result = try runTool("/usr/bin/python3", ["-c", ptyDriver, passphrase, agePath] + arguments)
+        let result = try runOnTerminal(typing: passphrase, agePath, arguments)
         #expect(result.status == 0, "age \(arguments.joined(separator: " ")) failed: \(result.stderr)")
     }
 }

@@ -57,6 +57,7 @@ enum VaultDocument {
         var found: SecretRecord?
         try forEachLine(document) { (lineNumber, line) throws(VaultError) -> Bool in
             let fields = try parse(line, lineNumber: lineNumber)
+            guard fields.isComplete else { throw damaged(lineNumber, "a record needs service, account, value, created and updated") }
             guard fields.service == name.service, fields.account == name.account else { return true }
             found = try fields.record(lineNumber: lineNumber)
             return false
@@ -132,6 +133,9 @@ enum VaultDocument {
         var created: String?
         var updated: String?
         var expires: String?
+
+        /// Whether every required key is present (checked without decoding values or times).
+        var isComplete: Bool { service != nil && account != nil && value != nil && created != nil && updated != nil }
 
         func entry(lineNumber: Int) throws(VaultError) -> SecretEntry {
             guard let service, let account else { throw damaged(lineNumber, "a record needs a service and an account") }

@@ -1,10 +1,10 @@
-import Foundation
+public import Foundation
 
 /// Whether the tests run in CI, where missing tools and data are failures rather than skips.
-let isCI = ProcessInfo.processInfo.environment["CI"] == "true"
+public let isCI = ProcessInfo.processInfo.environment["CI"] == "true"
 
 /// The package root: the nearest folder above this file (symlinks resolved) holding Package.swift.
-func packageRoot(file: String = #filePath) -> URL? {
+public func packageRoot(file: String = #filePath) -> URL? {
     var directory = URL(fileURLWithPath: file).resolvingSymlinksInPath().deletingLastPathComponent()
     while directory.path != "/" {
         if FileManager.default.fileExists(atPath: directory.appendingPathComponent("Package.swift").path) {
@@ -16,25 +16,28 @@ func packageRoot(file: String = #filePath) -> URL? {
 }
 
 /// A fresh temporary folder, removed by the caller with `removeTemporaryDirectory`.
-func makeTemporaryDirectory() throws -> URL {
+public func makeTemporaryDirectory() throws -> URL {
     let url = FileManager.default.temporaryDirectory.appendingPathComponent("vaultage-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     return url
 }
 
-func removeTemporaryDirectory(_ url: URL) {
+public func removeTemporaryDirectory(_ url: URL) {
     try? FileManager.default.removeItem(at: url)
 }
 
 /// What a finished child process left behind.
-struct ToolResult {
-    var status: Int32
-    var stdout: [UInt8]
-    var stderr: String
+public struct ToolResult: Sendable {
+    public var status: Int32
+    public var stdout: [UInt8]
+    public var stderr: String
+    public var stdoutText: String { String(decoding: stdout, as: UTF8.self) }
 }
 
 /// Runs a program with stdin, stdout and stderr on files, so no pipe can fill up and deadlock.
-func runTool(_ path: String, _ arguments: [String], input: [UInt8] = []) throws -> ToolResult {
+public func runTool(
+    _ path: String, _ arguments: [String], input: [UInt8] = [], environment: [String: String]? = nil
+) throws -> ToolResult {
     let directory = try makeTemporaryDirectory()
     defer { removeTemporaryDirectory(directory) }
     let inputURL = directory.appendingPathComponent("stdin")
@@ -54,6 +57,7 @@ func runTool(_ path: String, _ arguments: [String], input: [UInt8] = []) throws 
     let process = Process()
     process.executableURL = URL(fileURLWithPath: path)
     process.arguments = arguments
+    if let environment { process.environment = environment }
     process.standardInput = stdin
     process.standardOutput = stdout
     process.standardError = stderr
@@ -68,7 +72,7 @@ func runTool(_ path: String, _ arguments: [String], input: [UInt8] = []) throws 
 /// Runs a Python snippet over files made from `inputs`: each input is written to a file, the
 /// snippet gets their paths as arguments and writes `PATH.out` for each. One run for all inputs keeps
 /// the cost of starting Python and of hashing megabytes in a debug build low.
-func pythonMapFiles(_ snippet: String, _ inputs: [String: [UInt8]]) throws -> [String: [UInt8]] {
+public func pythonMapFiles(_ snippet: String, _ inputs: [String: [UInt8]]) throws -> [String: [UInt8]] {
     guard !inputs.isEmpty else { return [:] }
     let directory = try makeTemporaryDirectory()
     defer { removeTemporaryDirectory(directory) }
@@ -87,24 +91,24 @@ func pythonMapFiles(_ snippet: String, _ inputs: [String: [UInt8]]) throws -> [S
     return outputs
 }
 
-struct PythonError: Error, CustomStringConvertible {
-    var message: String
-    var description: String { "python3 failed: \(message)" }
+public struct PythonError: Error, CustomStringConvertible {
+    public var message: String
+    public var description: String { "python3 failed: \(message)" }
 }
 
 /// zlib-inflates each input.
-func inflateAll(_ inputs: [String: [UInt8]]) throws -> [String: [UInt8]] {
+public func inflateAll(_ inputs: [String: [UInt8]]) throws -> [String: [UInt8]] {
     try pythonMapFiles("import zlib; open(p + '.out', 'wb').write(zlib.decompress(d))", inputs)
 }
 
 /// The lowercase hex SHA-256 of each input.
-func sha256HexAll(_ inputs: [String: [UInt8]]) throws -> [String: String] {
+public func sha256HexAll(_ inputs: [String: [UInt8]]) throws -> [String: String] {
     try pythonMapFiles("import hashlib; open(p + '.out', 'w').write(hashlib.sha256(d).hexdigest())", inputs)
         .mapValues { String(decoding: $0, as: UTF8.self) }
 }
 
 /// Deterministic pseudo-random bytes (xorshift), so failures reproduce.
-func patternBytes(count: Int, seed: UInt64 = 0x9E37_79B9_7F4A_7C15) -> [UInt8] {
+public func patternBytes(count: Int, seed: UInt64 = 0x9E37_79B9_7F4A_7C15) -> [UInt8] {
     var state = seed
     return (0..<count).map { _ in
         state ^= state << 13
@@ -112,4 +116,42 @@ func patternBytes(count: Int, seed: UInt64 = 0x9E37_79B9_7F4A_7C15) -> [UInt8] {
         state ^= state << 17
         return UInt8(truncatingIfNeeded: state)
     }
+}
+
+/// Drives a program on a pseudo-terminal, answering every passphrase prompt it prints.
+///
+/// age reads passphrases only from /dev/tty, so it cannot be fed through stdin. Arguments: the
+/// passphrase, then the program and its arguments. Exits with the program's status and echoes what
+/// the program wrote to the terminal on stderr.
+let ptyDriver = """
+    import os, pty, re, signal, sys
+    signal.alarm(120)
+    passphrase = sys.argv[1].encode()
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execv(sys.argv[2], sys.argv[2:])
+    seen, answered = b"", 0
+    while True:
+        try:
+            data = os.read(fd, 4096)
+        except OSError:
+            break
+        if not data:
+            break
+        seen += data
+        prompts = len(re.findall(rb"[Pp]assphrase[^\\n]*: ", seen))
+        while answered < prompts:
+            os.write(fd, passphrase + b"\\n")
+            answered += 1
+    _, status = os.waitpid(pid, 0)
+    sys.stderr.write(seen.decode(errors="replace"))
+    sys.exit(os.waitstatus_to_exitcode(status))
+    """
+
+/// Runs a program on a pseudo-terminal (through python3's pty module), typing `passphrase` and
+/// a newline at every passphrase prompt it prints.
+public func runOnTerminal(
+    typing passphrase: String, _ program: String, _ arguments: [String], environment: [String: String]? = nil
+) throws -> ToolResult {
+    try runTool("/usr/bin/python3", ["-c", ptyDriver, passphrase, program] + arguments, environment: environment)
 }
