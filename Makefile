@@ -10,13 +10,22 @@ DESTDIR ?=
 SWIFT ?= swift
 FUZZ_SECONDS ?= 60
 
-# Debian packages: libsecret's headers for the shim (the binary loads libsecret at run time).
-BUILD_PACKAGES = libsecret-1-dev pkg-config
+# Debian packages: libsecret's headers for the shim (the binary loads libsecret at run time);
+# g++ for the static libstdc++ of the release build.
+BUILD_PACKAGES = libsecret-1-dev pkg-config g++
 # Peers and a private Secret Service for the tests; python3 inflates the zlib test vectors.
 TEST_PACKAGES = $(BUILD_PACKAGES) age libsecret-tools gnome-keyring dbus python3 python3-keyring
 BENCH_PACKAGES = $(TEST_PACKAGES) hyperfine pass gnupg gnuplot-nox
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+# The release binary (docs/benchmarks.md, "What was optimised"). The static Swift runtime needs
+# libstdc++; linking it in statically (through a directory searched first that holds only the
+# static library) spares every start the dynamic loader's ~1,800 symbol look-ups for it. The
+# executable exports no symbols: nothing loads plug-ins into vault, and 7,500 exported symbols
+# made every start and dladdr slower. Both are link-time only; the code is the same.
+STATIC_CXX_DIR = $(CURDIR)/.build/static-libstdc++
+RELEASE_FLAGS = -c release --static-swift-stdlib -Xswiftc -L$(STATIC_CXX_DIR) -Xlinker --no-export-dynamic
 
 # Installs the Debian packages in $(1) that are missing; does nothing when all are present.
 define apt_install
@@ -28,7 +37,7 @@ define apt_install
 	fi
 endef
 
-.PHONY: all build build-deps test-deps install uninstall test lint bench fuzz clean
+.PHONY: all build build-deps test-deps bench-deps install uninstall test lint bench fuzz clean
 
 all: build
 
@@ -38,12 +47,17 @@ build-deps:
 test-deps:
 	$(call apt_install,$(TEST_PACKAGES))
 
+bench-deps:
+	$(call apt_install,$(BENCH_PACKAGES))
+
 build: build-deps
-	$(SWIFT) build -c release --static-swift-stdlib --product vault
+	mkdir -p $(STATIC_CXX_DIR)
+	ln -sf "$$(g++ -print-file-name=libstdc++.a)" $(STATIC_CXX_DIR)/libstdc++.a
+	$(SWIFT) build $(RELEASE_FLAGS) --product vault
 
 install: build
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
-	install -m 0755 "$$($(SWIFT) build -c release --static-swift-stdlib --show-bin-path)/vault" $(DESTDIR)$(PREFIX)/bin/vault
+	install -m 0755 "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/vault" $(DESTDIR)$(PREFIX)/bin/vault
 	install -m 0644 docs/vault.1 $(DESTDIR)$(PREFIX)/share/man/man1/vault.1
 
 uninstall:
@@ -58,6 +72,12 @@ test: test-deps
 
 lint:
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests
+
+# vault against secret-tool, python3 -m keyring, age and pass, on the same data, in one run
+# (Tests/Benchmarks/run.sh). Writes docs/benchmarks.md and docs/benchmarks.svg; raw hyperfine
+# exports go to bench-out/. Fails on a broken measurement, never on a missed speed target.
+bench: bench-deps build
+	bash Tests/Benchmarks/run.sh "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/vault" bench-out docs/benchmarks.md
 
 clean:
 	rm -rf .build .build-*

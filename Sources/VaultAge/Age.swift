@@ -83,7 +83,7 @@ public enum Age {
         let key = Stream.payloadKey(fileKey: fileKey, nonce: payload.prefix(Stream.nonceSize))
         let plaintext = try Stream.decrypt(payload.dropFirst(Stream.nonceSize), key: key)
         let envelope = AgeEnvelope(
-            header: Array(binary[..<header.length]), fileKey: fileKey, types: header.stanzas.map(\.type))
+            header: Array(binary[..<header.length]), fileKey: fileKey, types: header.stanzas.map { $0.type })
         return (plaintext, envelope)
     }
 
@@ -109,7 +109,7 @@ public enum Age {
         return try Header.parse(binary).stanzas.map(\.type)
     }
 
-    private static func unwrapFileKey(_ stanzas: [Stanza], identities: [AgeIdentity]) throws(AgeError) -> SymmetricKey {
+    static func unwrapFileKey(_ stanzas: [Stanza], identities: [AgeIdentity]) throws(AgeError) -> SymmetricKey {
         if stanzas.contains(where: { $0.type == Scrypt.stanzaType }) && stanzas.count != 1 {
             throw .header("an scrypt stanza must be the only stanza in the header")
         }

@@ -47,14 +47,32 @@ extension Age {
     }
 
     /// The non-blank, non-comment lines with their 1-based numbers, trimmed of surrounding whitespace.
+    ///
+    /// A plain loop over the UTF-8 bytes: the lazy `split`/`drop(while:)`/`reversed()` chain it
+    /// replaces instantiated generic types at run time and cost more than the X25519 unwrap.
     private static func keyLines(_ text: String) -> [(number: Int, line: String)] {
-        // Split on LF bytes: as Characters, CRLF is a single "\r\n" that never equals "\n".
-        text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated()
-            .compactMap { index, raw in
-                let isSpace = { (byte: UInt8) in byte == 0x20 || (0x09...0x0D).contains(byte) }
-                let trimmed = String(
-                    decoding: raw.drop(while: isSpace).reversed().drop(while: isSpace).reversed(), as: UTF8.self)
-                return trimmed.isEmpty || trimmed.hasPrefix("#") ? nil : (index + 1, trimmed)
+        var lines: [(number: Int, line: String)] = []
+        var text = text
+        text.withUTF8 { bytes in
+            let isSpace = { (byte: UInt8) in byte == 0x20 || (0x09...0x0D).contains(byte) }
+            var number = 0
+            var start = 0
+            // Split on LF bytes: as Characters, CRLF is a single "\r\n" that never equals "\n".
+            while start <= bytes.count {
+                number += 1
+                var end = start
+                while end < bytes.count, bytes[end] != UInt8(ascii: "\n") { end += 1 }
+                var first = start
+                var last = end
+                while first < last, isSpace(bytes[first]) { first += 1 }
+                while last > first, isSpace(bytes[last - 1]) { last -= 1 }
+                if first < last, bytes[first] != UInt8(ascii: "#") {
+                    let line = String(decoding: UnsafeBufferPointer(rebasing: bytes[first..<last]), as: UTF8.self)
+                    lines.append((number, line))
+                }
+                start = end + 1
             }
+        }
+        return lines
     }
 }

@@ -25,7 +25,9 @@ enum KeyWrap {
         guard body.count == bodySize else { return nil }
         var opened: Data
         do {
-            let box = try ChaChaPoly.SealedBox(nonce: zeroNonce(), ciphertext: body.prefix(16), tag: body.suffix(16))
+            // nonce || ciphertext || tag in one array: SealedBox(combined:) is inlinable, so this
+            // needs no generic metadata at run time (the three-part initialiser does).
+            let box = try ChaChaPoly.SealedBox(combined: [UInt8](repeating: 0, count: 12) + body)
             opened = try ChaChaPoly.open(box, using: wrapKey)
         } catch {
             // An authentication failure is the normal answer for a stanza addressed to someone else.

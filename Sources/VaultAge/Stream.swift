@@ -44,28 +44,20 @@ enum Stream {
         plaintext.reserveCapacity(ciphertext.count)
         var offset = ciphertext.startIndex
         var counter: UInt64 = 0
+        var opener = ChunkOpener()
         while offset < ciphertext.endIndex {
-            let remaining = ciphertext.endIndex - offset
-            // Whatever fits in one chunk is the final chunk; anything longer holds a full non-final one.
-            let last = remaining <= chunkSize + tagSize
-            let length = last ? remaining : chunkSize + tagSize
-            guard length >= tagSize else {
-                wipe(&plaintext)
-                throw .payload("payload chunk \(counter) is truncated")
-            }
-            let sealed = ciphertext[offset..<(offset + length)]
+            let (length, last) = sealedLength(remaining: ciphertext.endIndex - offset)
             do {
-                let box = try ChaChaPoly.SealedBox(
-                    nonce: chunkNonce(counter: counter, last: last),
-                    ciphertext: sealed.dropLast(tagSize), tag: sealed.suffix(tagSize))
-                plaintext += try ChaChaPoly.open(box, using: key)
+                var opened = try withBytes(of: ciphertext[offset..<(offset + length)]) { (sealed) throws(AgeError) in
+                    try opener.open(sealed, counter: counter, last: last, key: key)
+                }
+                defer { opened.resetBytes(in: 0..<opened.count) }
+                opened.withUnsafeBytes { raw in
+                    raw.withMemoryRebound(to: UInt8.self) { plaintext.append(contentsOf: $0) }
+                }
             } catch {
                 wipe(&plaintext)
-                throw .payload("payload chunk \(counter) failed to authenticate (altered, truncated or not final)")
-            }
-            if last && length == tagSize && counter > 0 {
-                wipe(&plaintext)
-                throw .payload("final payload chunk is empty")
+                throw error
             }
             offset += length
             counter += 1
@@ -73,14 +65,65 @@ enum Stream {
         return plaintext
     }
 
-    private static func chunkNonce(counter: UInt64, last: Bool) -> ChaChaPoly.Nonce {
+    /// The length of the next sealed chunk (ciphertext and tag) when `remaining` payload bytes are
+    /// left, and whether it is the final chunk: whatever fits in one chunk is the final chunk;
+    /// anything longer holds a full non-final one.
+    static func sealedLength(remaining: Int) -> (length: Int, last: Bool) {
+        remaining <= chunkSize + tagSize ? (remaining, true) : (chunkSize + tagSize, false)
+    }
+
+    /// Opens single chunks, reusing one buffer for the nonce, ciphertext and tag that
+    /// swift-crypto's `SealedBox(combined:)` takes in one piece (its other initialiser copies
+    /// through a generic path at about two instructions a byte).
+    struct ChunkOpener {
+        private var combined: [UInt8] = []
+
+        /// Authenticates and decrypts chunk number `counter`. The caller wipes the plaintext
+        /// (`resetBytes`) when done with it.
+        mutating func open(
+            _ sealed: UnsafeRawBufferPointer, counter: UInt64, last: Bool, key: SymmetricKey
+        ) throws(AgeError) -> Data {
+            guard sealed.count >= tagSize else { throw .payload("payload chunk \(counter) is truncated") }
+            if last && sealed.count == tagSize && counter > 0 { throw .payload("final payload chunk is empty") }
+            combined.removeAll(keepingCapacity: true)
+            combined.append(contentsOf: chunkNonceBytes(counter: counter, last: last))
+            combined.append(contentsOf: sealed)
+            do {
+                return try combined.withUnsafeBytes {
+                    try ChaChaPoly.open(ChaChaPoly.SealedBox(combined: $0), using: key)
+                }
+            } catch {
+                throw .payload("payload chunk \(counter) failed to authenticate (altered, truncated or not final)")
+            }
+        }
+    }
+
+    private static func chunkNonceBytes(counter: UInt64, last: Bool) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: 12)
         for index in 0..<8 { bytes[10 - index] = UInt8(truncatingIfNeeded: counter >> UInt64(8 * index)) }
         bytes[11] = last ? 1 : 0
+        return bytes
+    }
+
+    private static func chunkNonce(counter: UInt64, last: Bool) -> ChaChaPoly.Nonce {
         do {
-            return try ChaChaPoly.Nonce(data: bytes)
+            return try ChaChaPoly.Nonce(data: chunkNonceBytes(counter: counter, last: last))
         } catch {
             preconditionFailure("a 12-byte ChaCha20-Poly1305 nonce was rejected")
         }
     }
+}
+
+/// `withUnsafeBytes` for a typed-throws body (the standard library's version only rethrows).
+func withBytes<T>(
+    of bytes: ArraySlice<UInt8>, _ body: (UnsafeRawBufferPointer) throws(AgeError) -> T
+) throws(AgeError) -> T {
+    let result: Result<T, AgeError> = bytes.withUnsafeBytes { raw in
+        do throws(AgeError) {
+            return .success(try body(raw))
+        } catch {
+            return .failure(error)
+        }
+    }
+    return try result.get()
 }

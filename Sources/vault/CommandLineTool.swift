@@ -2,7 +2,11 @@ import VaultCore
 
 /// Runs one command line and returns the exit status. The only place that prints errors.
 enum CommandLineTool {
-    static func run(arguments: [String], environment: [String: String] = ProcessEnvironment.all()) -> Int32 {
+    /// Parses and runs `arguments`. The environment is read only once a command needs it, so
+    /// `--version` and help never pay for copying it.
+    static func run(
+        arguments: [String], environment: @autoclosure () -> [String: String] = ProcessEnvironment.all()
+    ) -> Int32 {
         do throws(VaultError) {
             let parsed = try parseCommandLine(arguments)
             if parsed.version, parsed.command == nil {
@@ -18,6 +22,7 @@ enum CommandLineTool {
                 StandardIO.print(HelpText.forCommand(command))
                 return ExitStatus.success
             }
+            let environment = environment()
             let factory = StoreFactory(
                 options: parsed.global, environment: environment,
                 prompt: Terminal.passphrasePrompt(environment: environment))

@@ -3,9 +3,12 @@ public import VaultAge
 /// A vault kept in one age-encrypted file (see docs/file-format.md).
 ///
 /// Reads take no lock: writers replace the file by rename, so a reader sees the old or the new
-/// file, never a mix. Writes lock `<path>.lock`, read, modify, and replace the file atomically
-/// (``FileSystem/writeAtomically(_:_:)``). The age header is kept across writes, so a
-/// passphrase-protected vault pays for scrypt once per command, not twice.
+/// file, never a mix. A read (`get`, `ls`) decrypts the file one age chunk at a time as it reads
+/// it and scans the plaintext as it comes, so it never holds the whole file or plaintext. Writes
+/// lock `<path>.lock`, read, modify, and replace the file atomically
+/// (``FileSystem/writeAtomically(_:_:)``). The age header is kept across writes, and the file key
+/// is kept across the operations of one store, so a passphrase-protected vault pays for scrypt
+/// once per command, not twice.
 public final class FileStore: SecretStore {
     /// The vault file.
     public let path: String
@@ -22,15 +25,13 @@ public final class FileStore: SecretStore {
     public var label: String { "file \(path)" }
 
     public func read(_ name: SecretName) throws(VaultError) -> SecretRecord? {
-        guard let document = try load()?.plaintext else { return nil }
-        return try VaultDocument.find(name, in: document)
+        try withDocument { (document) throws(VaultError) in try VaultDocument.find(name, in: document) } ?? nil
     }
 
     public func list(service: String?) throws(VaultError) -> [SecretEntry] {
-        guard let document = try load()?.plaintext else { return [] }
-        return try VaultDocument.entries(in: document)
-            .filter { service == nil || $0.name.service == service }
-            .sorted { $0.name < $1.name }
+        let entries = try withDocument { (document) throws(VaultError) in try VaultDocument.entries(in: document) }
+        guard let entries else { return [] }
+        return entries.filter { service == nil || $0.name.service == service }.sorted { $0.name < $1.name }
     }
 
     public func write(_ record: SecretRecord) throws(VaultError) {
@@ -97,21 +98,90 @@ public final class FileStore: SecretStore {
         var envelope: AgeEnvelope
     }
 
-    /// The last file this store decrypted, so that a command's read-then-write (`set` reads the
-    /// old record to keep its creation time) decrypts once when nobody changed the file between.
+    /// The last file this store decrypted whole, so that a command's read-then-write decrypts
+    /// once when nobody changed the file between.
     private var lastOpened: (file: [UInt8], opened: Opened)?
 
-    /// Reads and decrypts the file, or returns `nil` if there is none.
+    /// The header and file key of the last file this store opened, so that opening it again
+    /// (a `set` reads the old record, then rewrites the file) unwraps no key: no second scrypt.
+    private var lastEnvelope: AgeEnvelope?
+
+    /// Reads and decrypts the whole file, or returns `nil` if there is none (for writes).
     private func load() throws(VaultError) -> Opened? {
         guard let file = try FileSystem.read(path, limit: Self.maximumFileSize) else { return nil }
         if let lastOpened, lastOpened.file == file { return lastOpened.opened }
-        let identities = try keys.identities()
-        let (plaintext, envelope) = try ageCall(checking: file) { () throws(AgeError) in
-            try Age.open(file, identities: identities)
+        let plaintext: [UInt8]
+        let envelope: AgeEnvelope
+        let sameHeader = try lastEnvelope.flatMap { (known) throws(VaultError) in
+            try ageCall(checking: file) { () throws(AgeError) in
+                try AgePayloadReader(prefix: file, fileSize: file.count, envelope: known)
+            }
+        }
+        if var reader = sameHeader, let known = lastEnvelope {
+            plaintext = try ageCall(checking: file) { () throws(AgeError) in try reader.decryptRemaining(of: file) }
+            envelope = known
+        } else {
+            let identities = try keys.identities()
+            (plaintext, envelope) = try ageCall(checking: file) { () throws(AgeError) in
+                try Age.open(file, identities: identities)
+            }
         }
         let opened = Opened(plaintext: plaintext, envelope: envelope)
         lastOpened = (file, opened)
+        lastEnvelope = envelope
         return opened
+    }
+
+    /// Calls `body` with the vault document, decrypted chunk by chunk while the file is read, or
+    /// returns nil if there is no file. A file that cannot be read in pieces (ASCII armor, a very
+    /// long header) is read whole instead.
+    private func withDocument<T>(_ body: (any DocumentChunks) throws(VaultError) -> T) throws(VaultError) -> T? {
+        guard let file = try OpenFile(reading: path) else { return nil }
+        guard file.size <= Self.maximumFileSize else {
+            throw VaultError(.other, "\(path) is larger than \(Self.maximumFileSize) bytes")
+        }
+        let prefix = try file.read(0..<min(file.size, AgePayloadReader.prefixSize))
+        var reader: AgePayloadReader?
+        if let known = lastEnvelope {
+            reader = try ageCall(checking: prefix) { () throws(AgeError) in
+                try AgePayloadReader(prefix: prefix, fileSize: file.size, envelope: known)
+            }
+        }
+        if reader == nil {
+            let identities = try keys.identities()
+            reader = try ageCall(checking: prefix) { () throws(AgeError) in
+                try AgePayloadReader(prefix: prefix, fileSize: file.size, identities: identities)
+            }
+        }
+        guard let reader else {
+            guard let opened = try load() else { return nil }
+            return try body(opened.plaintext)
+        }
+        lastEnvelope = reader.envelope
+        return try body(DecryptingReader(file: file, reader: reader, store: self))
+    }
+
+    /// The plaintext of an open vault file, read and decrypted one age chunk at a time.
+    private struct DecryptingReader: DocumentChunks {
+        let file: OpenFile
+        let reader: AgePayloadReader
+        let store: FileStore
+
+        /// Reads every chunk, whatever `body` has found: the payload must be intact to the last
+        /// one (and end with the final-chunk flag) before the caller uses anything it saw.
+        func forEachChunk(_ body: (UnsafeBufferPointer<UInt8>) throws(VaultError) -> Void) throws(VaultError) {
+            var reader = reader
+            var sealed: [UInt8] = []
+            while let range = reader.nextChunk {
+                try file.read(range, into: &sealed)
+                let chunk = try store.ageCall { () throws(AgeError) in
+                    try sealed.withUnsafeBufferPointer { (bytes) throws(AgeError) in
+                        try reader.open(UnsafeRawBufferPointer(bytes))
+                    }
+                }
+                try chunk.withBytes { (bytes) throws(VaultError) in try body(bytes) }
+            }
+        }
     }
 
     deinit {
@@ -156,7 +226,9 @@ public final class FileStore: SecretStore {
     /// Turns the age layer's errors into vault errors that name the file and the key's origin.
     ///
     /// When no key opens `file`, ``HeaderRecord`` decides between a wrong key and a damaged header.
-    private func ageCall<T>(checking file: [UInt8]? = nil, _ body: () throws(AgeError) -> T) throws(VaultError) -> T {
+    fileprivate func ageCall<T>(
+        checking file: [UInt8]? = nil, _ body: () throws(AgeError) -> T
+    ) throws(VaultError) -> T {
         do {
             return try body()
         } catch {

@@ -1,20 +1,48 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// A strict reader and writer for the small JSON subset the vault document uses: one object per
 /// line whose values are strings, integers or `null`.
 ///
 /// Hand-written rather than `JSONDecoder` so that `vault get` can find one record among
 /// thousands by scanning keys, without decoding every value (see docs/design.md, "Speed").
+/// The reader works on slices of an unsafe buffer (``Bytes``): a scan retains and allocates
+/// nothing, which matters at 10,000 lines. Slices are valid only while the caller's
+/// `withUnsafeBufferPointer` lasts, and nothing here keeps one longer.
 enum JSONLine {
-    /// One scanned value: strings are kept as the raw bytes between the quotes and decoded on demand.
+    /// Part of a document held in memory for the duration of a scan.
+    typealias Bytes = Slice<UnsafeBufferPointer<UInt8>>
+
+    /// A scanned string: the raw bytes between the quotes, decoded only on demand.
+    struct RawString {
+        let raw: Bytes
+        /// Whether `raw` holds a backslash escape (else it is the string's UTF-8, if valid).
+        let escaped: Bool
+
+        /// The decoded string, or `nil` if its escapes or its UTF-8 are invalid.
+        var string: String? {
+            if !escaped { return String(validating: raw, as: UTF8.self) }
+            return JSONLine.unescape(raw)
+        }
+
+        /// Whether this is exactly the ASCII text `bytes` (a key), without decoding when it has no escapes.
+        func isASCII(_ bytes: [UInt8]) -> Bool {
+            if !escaped { return raw.elementsEqual(bytes) }
+            return string.map { $0.utf8.elementsEqual(bytes) } ?? false
+        }
+    }
+
+    /// One scanned value: strings stay raw until asked for.
     enum Value {
-        case string(raw: ArraySlice<UInt8>, escaped: Bool)
+        case string(RawString)
         case integer(Int64)
         case null
 
         /// The decoded string, or `nil` if this is not a string or its escapes are invalid.
         var string: String? {
-            guard case .string(let raw, let escaped) = self else { return nil }
-            if !escaped { return String(validating: raw, as: UTF8.self) }
-            return JSONLine.unescape(raw)
+            guard case .string(let raw) = self else { return nil }
+            return raw.string
         }
     }
 
@@ -23,83 +51,120 @@ enum JSONLine {
     }
 
     /// Scans one line holding a JSON object and calls `field` for each key and value, in order.
-    static func scanObject(
-        _ line: ArraySlice<UInt8>, field: (String, Value) throws(Failure) -> Void
-    ) throws(Failure) {
-        var i = line.startIndex
-        let end = line.endIndex
-        func skipSpace() {
-            while i < end, line[i] == 0x20 || line[i] == 0x09 || line[i] == 0x0D { i += 1 }
-        }
-        func expect(_ byte: UInt8, _ what: String) throws(Failure) {
-            skipSpace()
-            guard i < end, line[i] == byte else { throw Failure(reason: "expected \(what)") }
-            i += 1
-        }
-        func scanString() throws(Failure) -> Value {
-            try expect(0x22, "a string")
-            let start = i
-            var escaped = false
-            while i < end {
-                let byte = line[i]
-                if byte == 0x22 { break }
-                if byte < 0x20 { throw Failure(reason: "control character in a string") }
-                if byte == 0x5C {
-                    escaped = true
-                    i += 1
-                }
-                i += 1
-            }
-            guard i < end else { throw Failure(reason: "unterminated string") }
-            defer { i += 1 }
-            return .string(raw: line[start..<i], escaped: escaped)
-        }
-        try expect(0x7B, "'{'")
-        skipSpace()
-        if i < end, line[i] == 0x7D {
-            i += 1
+    ///
+    /// Keys are handed over raw, so a caller that knows its keys never builds a `String` for them.
+    static func scanObject(_ line: Bytes, field: (RawString, Value) throws(Failure) -> Void) throws(Failure) {
+        var scanner = Scanner(line)
+        try scanner.expect(0x7B, "'{'")
+        scanner.skipSpace()
+        if scanner.peek == 0x7D {
+            scanner.index += 1
         } else {
             while true {
-                guard let key = try scanString().string else { throw Failure(reason: "invalid key") }
-                try expect(0x3A, "':'")
-                skipSpace()
-                guard i < end else { throw Failure(reason: "missing value") }
+                let key = try scanner.string()
+                try scanner.expect(0x3A, "':'")
+                scanner.skipSpace()
                 let value: Value
-                switch line[i] {
+                guard let first = scanner.peek else { throw Failure(reason: "missing value") }
+                switch first {
                 case 0x22:
-                    value = try scanString()
+                    value = .string(try scanner.string())
                 case 0x6E:
-                    guard line[i...].starts(with: "null".utf8) else { throw Failure(reason: "invalid value") }
-                    i += 4
+                    guard scanner.skip(nullLiteral) else { throw Failure(reason: "invalid value") }
                     value = .null
                 case 0x2D, 0x30...0x39:
-                    let start = i
-                    if line[i] == 0x2D { i += 1 }
-                    while i < end, (0x30...0x39).contains(line[i]) { i += 1 }
-                    guard let number = Int64(String(decoding: line[start..<i], as: UTF8.self)) else {
-                        throw Failure(reason: "invalid number")
-                    }
-                    value = .integer(number)
+                    value = .integer(try scanner.integer())
                 default:
                     throw Failure(reason: "unsupported value")
                 }
                 try field(key, value)
-                skipSpace()
-                guard i < end else { throw Failure(reason: "unterminated object") }
-                if line[i] == 0x2C {
-                    i += 1
+                scanner.skipSpace()
+                guard let next = scanner.peek else { throw Failure(reason: "unterminated object") }
+                if next == 0x2C {
+                    scanner.index += 1
                     continue
                 }
-                try expect(0x7D, "'}'")
+                try scanner.expect(0x7D, "'}'")
                 break
             }
         }
-        skipSpace()
-        guard i == end else { throw Failure(reason: "trailing characters after the object") }
+        scanner.skipSpace()
+        guard scanner.index == line.endIndex else { throw Failure(reason: "trailing characters after the object") }
+    }
+
+    private static let nullLiteral = Array("null".utf8)
+
+    /// A cursor over one line. Reads go through the buffer's base address with `index` kept
+    /// inside `line`'s bounds by every loop, so the hot loops carry no per-byte range checks.
+    private struct Scanner {
+        let line: Bytes
+        let base: UnsafeBufferPointer<UInt8>
+        var index: Int
+
+        init(_ line: Bytes) {
+            self.line = line
+            base = line.base
+            index = line.startIndex
+        }
+
+        var peek: UInt8? { index < line.endIndex ? base[index] : nil }
+
+        mutating func skipSpace() {
+            while index < line.endIndex, base[index] == 0x20 || base[index] == 0x09 || base[index] == 0x0D {
+                index += 1
+            }
+        }
+
+        mutating func expect(_ byte: UInt8, _ what: String) throws(Failure) {
+            skipSpace()
+            guard index < line.endIndex, base[index] == byte else { throw Failure(reason: "expected \(what)") }
+            index += 1
+        }
+
+        /// Skips `literal` if the line continues with it.
+        mutating func skip(_ literal: [UInt8]) -> Bool {
+            guard line.endIndex - index >= literal.count,
+                literal.withUnsafeBytes({ memcmp(base.baseAddress! + index, $0.baseAddress!, $0.count) == 0 })
+            else { return false }
+            index += literal.count
+            return true
+        }
+
+        /// A string, from its opening quote (after optional space) to its closing quote.
+        mutating func string() throws(Failure) -> RawString {
+            try expect(0x22, "a string")
+            let start = index
+            var escaped = false
+            let end = line.endIndex
+            while index < end {
+                let byte = base[index]
+                if byte == 0x22 { break }
+                if byte < 0x20 { throw Failure(reason: "control character in a string") }
+                if byte == 0x5C {
+                    escaped = true
+                    index += 1
+                }
+                index += 1
+            }
+            guard index < end else { throw Failure(reason: "unterminated string") }
+            defer { index += 1 }
+            return RawString(raw: line[start..<index], escaped: escaped)
+        }
+
+        /// An integer: an optional minus sign and digits, in Int64's range.
+        mutating func integer() throws(Failure) -> Int64 {
+            let start = index
+            if base[index] == 0x2D { index += 1 }
+            while index < line.endIndex, (0x30...0x39).contains(base[index]) { index += 1 }
+            guard let number = Int64(String(decoding: line[start..<index], as: UTF8.self)) else {
+                throw Failure(reason: "invalid number")
+            }
+            return number
+        }
     }
 
     /// Decodes the escapes of a JSON string body. Returns `nil` on an invalid escape or invalid UTF-8.
-    static func unescape(_ raw: ArraySlice<UInt8>) -> String? {
+    static func unescape(_ raw: Bytes) -> String? {
         var out: [UInt8] = []
         out.reserveCapacity(raw.count)
         var i = raw.startIndex

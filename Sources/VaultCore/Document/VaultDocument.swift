@@ -1,5 +1,9 @@
 import FoundationEssentials
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The plaintext inside a vault file: JSON Lines, one header object then one object per secret.
 ///
 /// ```
@@ -37,7 +41,7 @@ enum VaultDocument {
     }
 
     /// Decodes and validates the whole document.
-    static func decode(_ document: [UInt8]) throws(VaultError) -> [SecretRecord] {
+    static func decode(_ document: some DocumentChunks) throws(VaultError) -> [SecretRecord] {
         var records: [SecretRecord] = []
         var seen = Set<SecretName>()
         try forEachLine(document) { (lineNumber, line) throws(VaultError) -> Bool in
@@ -52,13 +56,22 @@ enum VaultDocument {
         return records
     }
 
-    /// Finds one record, decoding only its value. Other lines are scanned for their names only.
-    static func find(_ name: SecretName, in document: [UInt8]) throws(VaultError) -> SecretRecord? {
+    /// Finds one record, decoding only its value.
+    ///
+    /// The lines before it are not decoded. A line in the shape vault writes (`service`, then
+    /// `account`, first) is passed over on its name alone when that settles it (see
+    /// ``RecordNeedle``); any other line is scanned in full: known keys, each once, all required
+    /// ones present. `set` and `rm` still check every line.
+    static func find(_ name: SecretName, in document: some DocumentChunks) throws(VaultError) -> SecretRecord? {
+        let needle = RecordNeedle(name)
         var found: SecretRecord?
         try forEachLine(document) { (lineNumber, line) throws(VaultError) -> Bool in
+            if needle.certainlyNot(line) { return true }
             let fields = try parse(line, lineNumber: lineNumber)
-            guard fields.isComplete else { throw damaged(lineNumber, "a record needs service, account, value, created and updated") }
-            guard fields.service == name.service, fields.account == name.account else { return true }
+            guard let lineService = fields.service, let lineAccount = fields.account, fields.isComplete else {
+                throw damaged(lineNumber, "a record needs service, account, value, created and updated")
+            }
+            guard needle.account.matches(lineAccount), needle.service.matches(lineService) else { return true }
             found = try fields.record(lineNumber: lineNumber)
             return false
         }
@@ -66,7 +79,7 @@ enum VaultDocument {
     }
 
     /// Lists every record's name and metadata without decoding any value.
-    static func entries(in document: [UInt8]) throws(VaultError) -> [SecretEntry] {
+    static func entries(in document: some DocumentChunks) throws(VaultError) -> [SecretEntry] {
         var entries: [SecretEntry] = []
         try forEachLine(document) { (lineNumber, line) throws(VaultError) -> Bool in
             entries.append(try parse(line, lineNumber: lineNumber).entry(lineNumber: lineNumber))
@@ -78,33 +91,42 @@ enum VaultDocument {
     // MARK: - Lines
 
     /// Checks the header line, then calls `body` with each record line until it returns false.
+    ///
+    /// The lines are valid only during each call (``JSONLine/Bytes``). After `body` returns false
+    /// the remaining pieces are still taken (a decrypting source checks them all) but not split.
     private static func forEachLine(
-        _ document: [UInt8], _ body: (Int, ArraySlice<UInt8>) throws(VaultError) -> Bool
+        _ document: some DocumentChunks, _ body: (Int, JSONLine.Bytes) throws(VaultError) -> Bool
     ) throws(VaultError) {
-        guard let headerEnd = document.firstIndex(of: 0x0A) else {
+        var splitter = LineSplitter()
+        defer { splitter.finish() }
+        var lineNumber = 0
+        var stopped = false
+        try document.forEachChunk { (chunk) throws(VaultError) in
+            guard !stopped else { return }
+            stopped = try !splitter.split(chunk) { (line) throws(VaultError) -> Bool in
+                lineNumber += 1
+                if lineNumber == 1 {
+                    try checkHeader(line)
+                    return true
+                }
+                return line.isEmpty ? true : try body(lineNumber, line)
+            }
+        }
+        if stopped { return }
+        if lineNumber == 0 {
             throw VaultError(.damaged, "the vault document has no header line; this is not a vault file")
         }
-        try checkHeader(document[..<headerEnd])
-        var start = headerEnd + 1
-        var lineNumber = 1
-        while start < document.count {
-            lineNumber += 1
-            guard let end = document[start...].firstIndex(of: 0x0A) else {
-                throw damaged(lineNumber, "the last line has no newline (the document is truncated)")
-            }
-            let line = document[start..<end]
-            start = end + 1
-            if line.isEmpty { continue }
-            guard try body(lineNumber, line) else { return }
+        if splitter.endsInsideALine {
+            throw damaged(lineNumber + 1, "the last line has no newline (the document is truncated)")
         }
     }
 
-    private static func checkHeader(_ line: ArraySlice<UInt8>) throws(VaultError) {
+    private static func checkHeader(_ line: JSONLine.Bytes) throws(VaultError) {
         var version: Int64?
         do {
             try JSONLine.scanObject(line) { (key, value) throws(JSONLine.Failure) in
-                guard key == "vault", case .integer(let v) = value else {
-                    throw JSONLine.Failure(reason: "unknown header field '\(key)'")
+                guard key.isASCII(headerKey), case .integer(let v) = value else {
+                    throw JSONLine.Failure(reason: "unknown header field '\(key.string ?? "?")'")
                 }
                 version = v
             }
@@ -124,21 +146,56 @@ enum VaultDocument {
         VaultError(.damaged, "the vault document is damaged at line \(line): \(reason)")
     }
 
+    private static let headerKey = Array("vault".utf8)
+
     // MARK: - Records
 
+    /// The keys of a record line, in the order vault writes them.
+    private enum Key: UInt8, CaseIterable {
+        case service, account, value, created, updated, expires
+
+        var bit: UInt8 { 1 << rawValue }
+
+        var name: String {
+            switch self {
+            case .service: "service"
+            case .account: "account"
+            case .value: "value"
+            case .created: "created"
+            case .updated: "updated"
+            case .expires: "expires"
+            }
+        }
+
+        static let spellings: [(key: Key, bytes: [UInt8])] = allCases.map { ($0, Array($0.name.utf8)) }
+
+        /// The key spelled by `raw`, compared as bytes (no `String` is built for a known key).
+        init?(_ raw: JSONLine.RawString) {
+            guard let match = Key.spellings.first(where: { raw.isASCII($0.bytes) }) else { return nil }
+            self = match.key
+        }
+    }
+
+    /// A record line as scanned: each field still raw, decoded only by ``entry(lineNumber:)`` and
+    /// ``record(lineNumber:)``, so a `get` never decodes the lines it is not looking for.
     private struct Fields {
-        var service: String?
-        var account: String?
+        var service: JSONLine.RawString?
+        var account: JSONLine.RawString?
         var value: JSONLine.Value?
-        var created: String?
-        var updated: String?
-        var expires: String?
+        var created: JSONLine.RawString?
+        var updated: JSONLine.RawString?
+        var expires: JSONLine.RawString?
 
         /// Whether every required key is present (checked without decoding values or times).
         var isComplete: Bool { service != nil && account != nil && value != nil && created != nil && updated != nil }
 
         func entry(lineNumber: Int) throws(VaultError) -> SecretEntry {
-            guard let service, let account else { throw damaged(lineNumber, "a record needs a service and an account") }
+            guard let rawService = service, let rawAccount = account else {
+                throw damaged(lineNumber, "a record needs a service and an account")
+            }
+            guard let service = rawService.string, let account = rawAccount.string else {
+                throw damaged(lineNumber, "the service or account is not valid UTF-8 or has an invalid escape")
+            }
             do {
                 try SecretName.validate(service, what: "service")
                 try SecretName.validate(account, what: "account")
@@ -160,39 +217,225 @@ enum VaultDocument {
             return SecretRecord(name: entry.name, value: [UInt8](bytes), metadata: entry.metadata)
         }
 
-        private func time(_ text: String?, _ key: String, _ lineNumber: Int) throws(VaultError) -> Timestamp {
-            guard let text, let time = Timestamp(rfc3339: text) else {
+        private func time(
+            _ raw: JSONLine.RawString?, _ key: String, _ lineNumber: Int
+        ) throws(VaultError) -> Timestamp {
+            guard let text = raw?.string, let time = Timestamp(rfc3339: text) else {
                 throw damaged(lineNumber, "'\(key)' is missing or not an RFC 3339 time")
             }
             return time
         }
     }
 
-    private static func parse(_ line: ArraySlice<UInt8>, lineNumber: Int) throws(VaultError) -> Fields {
+    /// Scans a record line: known keys only, each at most once, strings where strings belong.
+    private static func parse(_ line: JSONLine.Bytes, lineNumber: Int) throws(VaultError) -> Fields {
         var fields = Fields()
-        var seenKeys = Set<String>()
+        var seen: UInt8 = 0
         do {
-            try JSONLine.scanObject(line) { (key, value) throws(JSONLine.Failure) in
-                guard seenKeys.insert(key).inserted else { throw JSONLine.Failure(reason: "duplicate key '\(key)'") }
-                func text() throws(JSONLine.Failure) -> String {
-                    guard let s = value.string else { throw JSONLine.Failure(reason: "'\(key)' must be a string") }
-                    return s
+            try JSONLine.scanObject(line) { (rawKey, value) throws(JSONLine.Failure) in
+                guard let key = Key(rawKey) else {
+                    throw JSONLine.Failure(reason: "unknown key '\(rawKey.string ?? "?")'")
+                }
+                guard seen & key.bit == 0 else { throw JSONLine.Failure(reason: "duplicate key '\(key.name)'") }
+                seen |= key.bit
+                func text() throws(JSONLine.Failure) -> JSONLine.RawString {
+                    guard case .string(let raw) = value else {
+                        throw JSONLine.Failure(reason: "'\(key.name)' must be a string")
+                    }
+                    return raw
                 }
                 switch key {
-                case "service": fields.service = try text()
-                case "account": fields.account = try text()
-                case "value": fields.value = value
-                case "created": fields.created = try text()
-                case "updated": fields.updated = try text()
-                case "expires":
+                case .service: fields.service = try text()
+                case .account: fields.account = try text()
+                case .value: fields.value = value
+                case .created: fields.created = try text()
+                case .updated: fields.updated = try text()
+                case .expires:
                     if case .null = value { break }
                     fields.expires = try text()
-                default: throw JSONLine.Failure(reason: "unknown key '\(key)'")
                 }
             }
         } catch {
             throw damaged(lineNumber, error.reason)
         }
         return fields
+    }
+}
+
+/// A service or account being looked for, compared with scanned names as cheaply as is exact.
+///
+/// Names compare as Swift strings (canonically equivalent Unicode is equal, as everywhere else
+/// in vault). Equal bytes are equal strings; different bytes are different strings when both
+/// sides are plain ASCII without escapes; only the remaining cases decode the scanned name.
+private struct NameNeedle {
+    let text: String
+    let bytes: [UInt8]
+    let isASCII: Bool
+
+    init(_ text: String) {
+        self.text = text
+        bytes = Array(text.utf8)
+        isASCII = bytes.allSatisfy { $0 < 0x80 }
+    }
+
+    func matches(_ candidate: JSONLine.RawString) -> Bool {
+        if !candidate.escaped {
+            if candidate.raw.elementsEqual(bytes) { return true }
+            if isASCII, candidate.raw.allSatisfy({ $0 < 0x80 }) { return false }
+        }
+        return candidate.string == text
+    }
+
+    /// Compares the string body that starts at `start` (after its opening quote) with this name.
+    ///
+    /// Returns where the body ends (its closing quote) and whether it is certainly this name or
+    /// certainly another one; nil when it cannot tell without decoding (an escape, non-ASCII
+    /// text that differs, a control character or no closing quote).
+    func compare(_ base: UnsafePointer<UInt8>, from start: Int, to end: Int) -> (end: Int, same: Bool)? {
+        var index = start
+        var ascii = true
+        while index < end {
+            let byte = base[index]
+            if byte == 0x22 { break }
+            if byte == 0x5C || byte < 0x20 { return nil }
+            if byte >= 0x80 { ascii = false }
+            index += 1
+        }
+        guard index < end else { return nil }
+        if index - start == bytes.count, memcmp(base + start, bytes, bytes.count) == 0 { return (index, true) }
+        return ascii && isASCII ? (index, false) : nil
+    }
+}
+
+/// The name `get` looks for, with a fast test that rules out most other lines without scanning
+/// them: the scan of 10,000 lines is most of a large vault's `get` after decryption.
+private struct RecordNeedle {
+    let service: NameNeedle
+    let account: NameNeedle
+    /// How vault writes the start of this name's line: `{"service":"S","account":"A"`.
+    private let expected: [UInt8]
+    /// Where the service's and the account's string bodies begin in `expected`, and where each
+    /// ends (the index of its closing quote).
+    private let serviceStart: Int
+    private let serviceEnd: Int
+    private let accountStart: Int
+    private let accountEnd: Int
+    /// Whether both parts are ASCII and written without escapes, which lets a byte difference
+    /// prove a name difference.
+    private let plain: Bool
+
+    init(_ name: SecretName) {
+        service = NameNeedle(name.service)
+        account = NameNeedle(name.account)
+        var expected = Array("{\"service\":".utf8)
+        serviceStart = expected.count + 1
+        JSONLine.appendString(name.service, to: &expected)
+        serviceEnd = expected.count - 1
+        expected += Array(",\"account\":".utf8)
+        accountStart = expected.count + 1
+        JSONLine.appendString(name.account, to: &expected)
+        accountEnd = expected.count - 1
+        self.expected = expected
+        plain = service.isASCII && account.isASCII && !expected.contains(0x5C)
+    }
+
+    /// Whether `line` is a record written the way vault writes it, for a name that is certainly
+    /// not this one. False means "scan it in full": it may be this name, or it is written some
+    /// other way, or it is damaged.
+    ///
+    /// The line is compared with how vault would write this name, eight bytes at a time. The first
+    /// difference must fall inside the service's or the account's string (or at its closing
+    /// quote), where the line's byte proves another name if it is plain ASCII: all before it was
+    /// the same escape-free text, and a plain ASCII character is canonically equivalent only to
+    /// itself. Then the rest of the line must have exactly vault's shape: the keys in vault's
+    /// order, each once, every value a string of printable ASCII without escapes. So a line
+    /// passed over here is a well-formed, complete record; any other line is scanned in full.
+    func certainlyNot(_ line: JSONLine.Bytes) -> Bool {
+        guard plain, let base = line.base.baseAddress else { return false }
+        let start = line.startIndex
+        let length = min(line.count, expected.count)
+        let difference: Int = expected.withUnsafeBytes { wanted in
+            var offset = 0
+            while offset + 8 <= length {
+                let a = UnsafeRawPointer(base + start + offset).loadUnaligned(as: UInt64.self)
+                let b = wanted.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                if a != b { return offset + (a ^ b).littleEndian.trailingZeroBitCount / 8 }
+                offset += 8
+            }
+            while offset < length, base[start + offset] == wanted[offset] { offset += 1 }
+            return offset
+        }
+        guard difference < line.count else { return false }
+        let inService = (serviceStart...serviceEnd).contains(difference)
+        guard inService || (accountStart...accountEnd).contains(difference) else { return false }
+        var rest = PlainShape(base: base, index: start + difference, end: line.endIndex)
+        guard rest.string() else { return false }
+        if inService {
+            guard rest.literal(Self.accountKey), rest.string() else { return false }
+        }
+        guard rest.literal(Self.valueKey), rest.string(), rest.literal(Self.createdKey), rest.string(),
+            rest.literal(Self.updatedKey), rest.string()
+        else { return false }
+        if rest.literal(Self.expiresKey) {
+            guard rest.string() else { return false }
+        }
+        return rest.literal(Self.closing) && rest.atEnd
+    }
+
+    private static let accountKey = Array(",\"account\":\"".utf8)
+    private static let valueKey = Array(",\"value\":\"".utf8)
+    private static let createdKey = Array(",\"created\":\"".utf8)
+    private static let updatedKey = Array(",\"updated\":\"".utf8)
+    private static let expiresKey = Array(",\"expires\":\"".utf8)
+    private static let closing = Array("}".utf8)
+}
+
+/// A cursor that accepts the rest of a line only in vault's own shape (see
+/// ``RecordNeedle/certainlyNot(_:)``). Reads stay below `end`.
+private struct PlainShape {
+    let base: UnsafePointer<UInt8>
+    var index: Int
+    let end: Int
+
+    var atEnd: Bool { index == end }
+
+    /// Skips `bytes` if the line continues with them.
+    mutating func literal(_ bytes: [UInt8]) -> Bool {
+        guard end - index >= bytes.count, memcmp(base + index, bytes, bytes.count) == 0 else { return false }
+        index += bytes.count
+        return true
+    }
+
+    /// Skips the rest of a string body and its closing quote; false for a control character, a
+    /// backslash (an escape), a byte above 0x7F or a missing closing quote.
+    ///
+    /// Eight bytes at a time (SWAR): a value's base64 is most of a line, and a byte loop over
+    /// 10,000 lines cost as much as decrypting them. In each 64-bit word, `haszero` flags the
+    /// bytes equal to a given one and `hasless` the bytes below 0x20; the lowest flag of either is
+    /// exact, which is all that is used.
+    mutating func string() -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        func haszero(_ word: UInt64) -> UInt64 { (word &- ones) & ~word & highs }
+        while end - index >= 8 {
+            let word = UInt64(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
+            let quote = haszero(word ^ (ones &* 0x22))
+            let bad = haszero(word ^ (ones &* 0x5C)) | ((word &- ones &* 0x20) & ~word & highs) | (word & highs)
+            if quote == 0 && bad == 0 {
+                index += 8
+                continue
+            }
+            let quoteAt = quote.trailingZeroBitCount / 8
+            guard bad == 0 || bad.trailingZeroBitCount / 8 > quoteAt, quote != 0 else { return false }
+            index += quoteAt + 1
+            return true
+        }
+        while index < end {
+            let byte = base[index]
+            index += 1
+            if byte == 0x22 { return true }
+            if byte < 0x20 || byte >= 0x80 || byte == 0x5C { return false }
+        }
+        return false
     }
 }

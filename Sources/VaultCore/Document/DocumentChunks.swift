@@ -1,0 +1,57 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The plaintext of a vault document, handed over in pieces that may split lines anywhere.
+///
+/// A file vault is decrypted one 64 KiB age chunk at a time (`FileStore`), so a `get` or an
+/// `ls` never holds the whole plaintext; a document already in memory is a single piece.
+protocol DocumentChunks {
+    /// Calls `body` with each piece, in order. The pieces are valid only during each call.
+    func forEachChunk(_ body: (UnsafeBufferPointer<UInt8>) throws(VaultError) -> Void) throws(VaultError)
+}
+
+extension Array: DocumentChunks where Element == UInt8 {
+    func forEachChunk(_ body: (UnsafeBufferPointer<UInt8>) throws(VaultError) -> Void) throws(VaultError) {
+        try withUnsafeBufferPointer { (buffer) throws(VaultError) in try body(buffer) }
+    }
+}
+
+/// Cuts pieces of a document into lines (without their newline).
+///
+/// Whole lines inside a piece are handed out in place; a line that a piece boundary cuts is
+/// copied into `carry` until its end arrives. Call ``finish()`` when done, also after an error:
+/// the carried bytes are plaintext.
+struct LineSplitter {
+    private var carry: [UInt8] = []
+
+    /// Calls `line` with each line completed by `chunk`, until it returns false.
+    mutating func split(
+        _ chunk: UnsafeBufferPointer<UInt8>, _ line: (JSONLine.Bytes) throws(VaultError) -> Bool
+    ) throws(VaultError) -> Bool {
+        guard let base = chunk.baseAddress else { return true }
+        var start = 0
+        while start < chunk.count {
+            guard let found = memchr(base + start, 0x0A, chunk.count - start) else { break }
+            let end = UnsafeRawPointer(found) - UnsafeRawPointer(base)
+            if carry.isEmpty {
+                guard try line(chunk[start..<end]) else { return false }
+            } else {
+                carry.append(contentsOf: chunk[start..<end])
+                let more = try carry.withUnsafeBufferPointer { (joined) throws(VaultError) in try line(joined[...]) }
+                wipe(&carry)
+                carry.removeAll(keepingCapacity: true)
+                guard more else { return false }
+            }
+            start = end + 1
+        }
+        carry.append(contentsOf: chunk[start...])
+        return true
+    }
+
+    /// Whether the document ended inside a line (its last line has no newline).
+    var endsInsideALine: Bool { !carry.isEmpty }
+
+    /// Wipes the partial line kept between pieces.
+    mutating func finish() { wipe(&carry) }
+}

@@ -1,0 +1,59 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A file open for reading at explicit offsets (`pread`), closed when released.
+///
+/// The vault file is read this way, one age chunk at a time, so that reading a large vault
+/// needs no buffer the size of the file. Writers replace the file by rename, so the open
+/// descriptor keeps seeing one version of it from start to end.
+final class OpenFile {
+    let path: String
+    /// The size when the file was opened; reads past it find nothing.
+    let size: Int
+    private let fd: Int32
+
+    /// Opens `path` for reading, or returns nil if it does not exist.
+    init?(reading path: String) throws(VaultError) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 {
+            if errno == ENOENT { return nil }
+            throw systemError("open \(path)", errno: errno)
+        }
+        var st = stat()
+        if fstat(fd, &st) != 0 {
+            let code = errno
+            close(fd)
+            throw systemError("stat \(path)", errno: code)
+        }
+        self.fd = fd
+        self.path = path
+        size = Int(st.st_size)
+    }
+
+    deinit { close(fd) }
+
+    /// Reads the bytes in `range` into `buffer`, replacing its contents and reusing its storage;
+    /// fewer bytes if the file ends first.
+    func read(_ range: Range<Int>, into buffer: inout [UInt8]) throws(VaultError) {
+        if buffer.count != range.count { buffer = [UInt8](repeating: 0, count: range.count) }
+        var done = 0
+        while done < range.count {
+            let n = try syscall("read \(path)") {
+                buffer.withUnsafeMutableBytes {
+                    pread(fd, $0.baseAddress! + done, $0.count - done, off_t(range.lowerBound + done))
+                }
+            }
+            if n == 0 { break }
+            done += n
+        }
+        if done < range.count { buffer.removeSubrange(done...) }
+    }
+
+    /// Reads the bytes in `range` into a new array; fewer if the file ends first.
+    func read(_ range: Range<Int>) throws(VaultError) -> [UInt8] {
+        var buffer: [UInt8] = []
+        try read(range, into: &buffer)
+        return buffer
+    }
+}

@@ -1,0 +1,280 @@
+"""Turns the benchmark's hyperfine exports into docs/benchmarks.md and its chart.
+
+Usage: python3 report.py OUT_DIR VAULT_BINARY DOC
+
+Reads OUT_DIR/*.json (hyperfine --export-json), computes each command's median from its raw
+times, the ratios the targets are stated in, checks the targets, and writes DOC, DOC's chart
+(benchmarks.svg beside it, drawn by gnuplot) and OUT_DIR/summary.txt. Exits 1 when a
+measurement is missing or broken; a missed target is reported, not an error.
+"""
+
+import json
+import os
+import platform
+import re
+import statistics
+import subprocess
+import sys
+
+
+class Broken(Exception):
+    pass
+
+
+def run(*command: str) -> str:
+    try:
+        return subprocess.run(command, capture_output=True, text=True, check=False).stdout.strip()
+    except OSError:
+        return ""
+
+
+def package_version(name: str) -> str:
+    return run("dpkg-query", "-W", "-f=${Version}", name) or "?"
+
+
+class Results:
+    """Medians (in seconds) of every command of every group, from the raw times."""
+
+    def __init__(self, directory: str) -> None:
+        self.directory = directory
+        self.groups: dict[str, list[tuple[str, float, float, int]]] = {}
+
+    def load(self, group: str) -> list[tuple[str, float, float, int]]:
+        path = os.path.join(self.directory, group + ".json")
+        try:
+            with open(path) as handle:
+                data = json.load(handle)
+        except (OSError, ValueError) as error:
+            raise Broken("%s: %s" % (path, error))
+        rows = []
+        for result in data["results"]:
+            times = result.get("times") or []
+            codes = result.get("exit_codes") or []
+            if not times:
+                raise Broken("%s: no times for %s" % (path, result["command"]))
+            if any(code != 0 for code in codes if code is not None):
+                raise Broken("%s: %s exited non-zero" % (path, result["command"]))
+            rows.append((result["command"], statistics.median(times), statistics.stdev(times) if len(times) > 1 else 0.0, len(times)))
+        self.groups[group] = rows
+        return rows
+
+    def median(self, group: str, index: int) -> float:
+        rows = self.groups.get(group) or self.load(group)
+        return rows[index][1]
+
+
+def ms(seconds: float) -> str:
+    value = seconds * 1000
+    if value >= 100:
+        return "%.0f ms" % value
+    if value >= 10:
+        return "%.1f ms" % value
+    return "%.2f ms" % value
+
+
+def short(command: str, vault: str, work_hint: str = "") -> str:
+    """A command line as a reader would type it: no temporary paths."""
+    text = command.replace(vault, "vault")
+    text = re.sub(r"/usr/bin/python3 \S*/age-pty\.py \S+ --no-prompt -- /bin/true", "age-pty.py wrapper alone (python3, pty, /bin/true)", text)
+    text = re.sub(r"/usr/bin/python3 \S*/age-pty\.py \S+ -- ", "age-pty.py: ", text)
+    text = re.sub(r"bash \S*/concurrency\.sh \S+ \S+ (\d+) (\d+)", r"\1 processes x \2 vault set, one file", text)
+    text = re.sub(r"/\S*/(vault-bench\.[^/\s]+)/", "", text)
+    text = text.replace("/usr/bin/python3", "python3")
+    return text
+
+
+def main() -> int:
+    out, vault, doc = sys.argv[1], sys.argv[2], sys.argv[3]
+    results = Results(out)
+    try:
+        groups = ["startup", "file-identity", "file-passphrase", "scale-10-read", "scale-10-set",
+                  "scale-1000-read", "scale-1000-set", "scale-10000-read", "scale-10000-set",
+                  "concurrency", "secret-service"]
+        for group in groups:
+            results.load(group)
+        with open(os.path.join(out, "concurrency-count.txt")) as handle:
+            present = int(handle.read().strip())
+        if present != 800:
+            raise Broken("%d names present after the concurrent sets, not 800" % present)
+    except (Broken, OSError, ValueError) as error:
+        sys.stderr.write("report: broken measurement: %s\n" % error)
+        return 1
+
+    m = results.median
+    targets = [
+        ("`vault get` (Secret Service) ≤ 1.0 × `secret-tool lookup`", m("secret-service", 0) / m("secret-service", 1), 1.0),
+        ("`vault get` (file, identity) ≤ 1.0 × `age -d -i`", m("file-identity", 0) / m("file-identity", 1), 1.0),
+        ("`vault get` (file, identity) ≤ 0.3 × `pass show`", m("file-identity", 0) / m("file-identity", 2), 0.3),
+        ("`vault get` on 10,000 secrets ≤ 2 × on 10", m("scale-10000-read", 0) / m("scale-10-read", 0), 2.0),
+        ("`vault --version` ≤ 4 × `/bin/true`", m("startup", 0) / m("startup", 1), 4.0),
+    ]
+
+    # --- Machine and versions -----------------------------------------------------------------
+    cpu = "?"
+    try:
+        with open("/proc/cpuinfo") as handle:
+            for line in handle:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    debian = "?"
+    try:
+        with open("/etc/debian_version") as handle:
+            debian = handle.read().strip()
+    except OSError:
+        pass
+    def read(name: str) -> str:
+        try:
+            with open(os.path.join(out, name)) as handle:
+                return handle.read().strip()
+        except OSError:
+            return "?"
+    machine = [
+        ("CPU", "%s, %s cores" % (cpu, os.cpu_count())),
+        ("Kernel", platform.release()),
+        ("Debian", debian),
+        ("Load average (1, 5, 15 min) at start / end", "%s / %s" % (" ".join(read("loadavg-start.txt").split()[:3]), " ".join(read("loadavg-end.txt").split()[:3]))),
+        ("Bench run time", "%s s" % read("seconds.txt")),
+    ]
+    versions = [
+        ("vault", run(vault, "--version").replace("vault ", "")),
+        ("age", run("age", "--version")),
+        ("secret-tool (libsecret)", package_version("libsecret-tools") + " (libsecret " + package_version("libsecret-1-0") + ")"),
+        ("python3-keyring", package_version("python3-keyring") + " (Python " + run("/usr/bin/python3", "-c", "import platform; print(platform.python_version())") + ", backend " + read("python-keyring-backend.txt") + ")"),
+        ("pass", package_version("pass")),
+        ("gpg", run("gpg", "--version").splitlines()[0].replace("gpg (GnuPG) ", "") if run("gpg", "--version") else "?"),
+        ("hyperfine", run("hyperfine", "--version").replace("hyperfine ", "")),
+    ]
+
+    # --- The document -------------------------------------------------------------------------
+    lines = []
+    add = lines.append
+    add("# Benchmarks")
+    add("")
+    add("Written by `make bench` (`Tests/Benchmarks/run.sh`); do not edit by hand. Every figure is the")
+    add("median of hyperfine's runs, all measured in one run on one machine, on the same data. Raw")
+    add("timings: `bench-out/*.json` (not committed). Ratios are of medians.")
+    add("")
+    add("![Medians, log scale](benchmarks.svg)")
+    add("")
+    add("## Targets")
+    add("")
+    add("| target | ratio | |")
+    add("| --- | ---: | --- |")
+    for name, ratio, limit in targets:
+        add("| %s | %.2f | %s |" % (name, ratio, "met" if ratio <= limit else "**not met**"))
+    add("")
+
+    def table(title: str, group: str, note: str = "", base: int = 0) -> None:
+        rows = results.groups[group]
+        add("## " + title)
+        add("")
+        if note:
+            add(note)
+            add("")
+        add("| command | median | σ | runs | × first |")
+        add("| --- | ---: | ---: | ---: | ---: |")
+        for command, median, stdev, runs in rows:
+            add("| `%s` | %s | %s | %d | %.2f |" % (short(command, vault), ms(median), ms(stdev), runs, median / rows[base][1]))
+        add("")
+
+    table("Secret Service", "secret-service",
+          "The same item (attributes `service`, `username`) in a private, unlocked gnome-keyring on a "
+          "private session bus (`Tests/with-keyring.sh`). python3-keyring is Debian's, on /usr/bin/python3.")
+    table("File vault, identity", "file-identity",
+          "One age file holding 10 secrets, unlocked with an X25519 identity (`VAULT_IDENTITY_FILE` / "
+          "`age -d -i`); `age -d` decrypts and prints the whole document. `pass` holds the same 10 "
+          "secrets under a throw-away GnuPG home whose key has no passphrase.")
+    wrapper = m("file-passphrase", 2)
+    table("File vault, passphrase (scrypt, work factor 18)", "file-passphrase",
+          "The same 10-secret document encrypted by `age -p` (work factor 18). vault reads the "
+          "passphrase from `VAULT_PASSPHRASE`. age reads passphrases only from a terminal, so it runs "
+          "under `Tests/Benchmarks/age-pty.py`, which types the passphrase on a pseudo-terminal; the "
+          "wrapper alone costs %s, so age itself takes about %s." % (ms(wrapper), ms(m("file-passphrase", 1) - wrapper)))
+    add("## Scale")
+    add("")
+    add("age files of 10, 1,000 and 10,000 secrets, built from a JSON Lines document and `age -r`. `get`")
+    add("reads the last secret (the worst case for a scan); `set` replaces a secret in the middle")
+    add("(locked read-modify-write with two fsyncs); its shell redirection is subtracted by hyperfine.")
+    add("")
+    add("| secrets | `vault get` | `vault ls` | `vault set` | get ÷ get on 10 |")
+    add("| ---: | ---: | ---: | ---: | ---: |")
+    for count in (10, 1000, 10000):
+        add("| %s | %s | %s | %s | %.2f |" % (
+            format(count, ","), ms(m("scale-%d-read" % count, 0)), ms(m("scale-%d-read" % count, 1)),
+            ms(m("scale-%d-set" % count, 0)), m("scale-%d-read" % count, 0) / m("scale-10-read", 0)))
+    add("")
+    add("## Concurrency")
+    add("")
+    conc = results.groups["concurrency"][0]
+    add("8 processes each set 100 different names on one new file vault at once: %s wall time "
+        "(median of %d runs), %d names present afterwards (800 expected)." % (ms(conc[1]), conc[3], present))
+    add("")
+    table("Start-up", "startup")
+    add("## Machine")
+    add("")
+    add("| | |")
+    add("| --- | --- |")
+    for name, value in machine:
+        add("| %s | %s |" % (name, value))
+    add("")
+    add("## Versions")
+    add("")
+    add("| tool | version |")
+    add("| --- | --- |")
+    for name, value in versions:
+        add("| %s | %s |" % (name, value))
+    add("")
+    os.makedirs(os.path.dirname(os.path.abspath(doc)), exist_ok=True)
+    with open(doc, "w") as handle:
+        handle.write("\n".join(lines))
+
+    # --- The chart ----------------------------------------------------------------------------
+    bars = []
+    for title, group in [("Secret Service", "secret-service"), ("file, identity", "file-identity"),
+                         ("file, passphrase", "file-passphrase"), ("start-up", "startup")]:
+        for command, median, _, _ in results.groups[group]:
+            bars.append(("%s: %s" % (title, short(command, vault).split(" --file")[0].split(" service vault")[0][:48]), median))
+    for count in (10, 1000, 10000):
+        bars.append(("%s secrets: vault get" % format(count, ","), m("scale-%d-read" % count, 0)))
+        bars.append(("%s secrets: vault ls" % format(count, ","), m("scale-%d-read" % count, 1)))
+        bars.append(("%s secrets: vault set" % format(count, ","), m("scale-%d-set" % count, 0)))
+    data = os.path.join(out, "chart.dat")
+    with open(data, "w") as handle:
+        for index, (label, median) in enumerate(reversed(bars)):
+            handle.write('%d "%s" %.6f\n' % (index, label.replace('"', "'"), median * 1000))
+    chart = os.path.join(os.path.dirname(os.path.abspath(doc)), "benchmarks.svg")
+    script = """
+set terminal svg size 900,%d font "sans,11" background rgb "white"
+set output "%s"
+set title "vault and the tools people use instead: median time per call (log scale)"
+set logscale x 10
+set xlabel "milliseconds"
+set xrange [0.1:*]
+set yrange [-1:%d]
+set ytics nomirror
+set grid xtics
+set style fill solid 0.8 border -1
+unset key
+plot "%s" using (sqrt($3*0.1)):1:(0.1):($3):($1-0.35):($1+0.35):ytic(2) with boxxyerror lc rgb "#4477aa", \\
+     "" using ($3):1:(sprintf("  %%.2f ms", $3)) with labels left font "sans,9"
+""" % (140 + 22 * len(bars), chart, len(bars), data)
+    result = subprocess.run(["gnuplot"], input=script, text=True, capture_output=True)
+    if result.returncode != 0:
+        sys.stderr.write("report: gnuplot failed: %s\n" % result.stderr)
+        return 1
+
+    summary = ["%s: %.2f (%s)" % (name, ratio, "met" if ratio <= limit else "NOT MET") for name, ratio, limit in targets]
+    with open(os.path.join(out, "summary.txt"), "w") as handle:
+        handle.write("\n".join(summary) + "\n")
+    print("\nTargets (ratios of medians, this run):")
+    for line in summary:
+        print("  " + line.replace("`", ""))
+    print("\nwrote %s and %s" % (doc, chart))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,176 @@
+#!/usr/bin/env bash
+# Measures vault against the tools people use instead, on the same data, in one run.
+#
+#     bash Tests/Benchmarks/run.sh VAULT_BINARY OUT_DIR [DOC]
+#
+# `make bench` builds the release binary and calls this. Every group runs under hyperfine with
+# warm-up runs and exports its raw timings to OUT_DIR/*.json; report.py turns them into medians,
+# ratios and the target checks, writes DOC (default docs/benchmarks.md) and its chart.
+#
+# Before a group is timed, each of its commands runs once and its output is checked: a tool
+# that fails or prints the wrong secret is a broken measurement and stops the bench (exit 1).
+# A missed speed target is reported, never a failure.
+#
+# Knobs (environment): BENCH_RUNS (runs of each fast command, default 100), BENCH_SLOW_RUNS
+# (scrypt and concurrency runs, default 10 and 3), BENCH_QUICK=1 (few runs, to try the harness).
+set -euo pipefail
+
+if [ "$#" -lt 2 ]; then
+    echo "usage: $0 VAULT_BINARY OUT_DIR [DOC]" >&2
+    exit 2
+fi
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+vault=$(realpath "$1")
+mkdir -p "$2"
+out=$(realpath "$2")
+doc=${3:-$root/docs/benchmarks.md}
+python=/usr/bin/python3  # Debian's, the one python3-keyring is installed for
+
+if [ "${BENCH_QUICK:-0}" = 1 ]; then
+    runs=${BENCH_RUNS:-10} startup_runs=20 slow_runs=${BENCH_SLOW_RUNS:-2} concurrency_runs=1 warmup=2
+else
+    runs=${BENCH_RUNS:-100} startup_runs=$((${BENCH_RUNS:-100} * 5)) slow_runs=${BENCH_SLOW_RUNS:-10}
+    concurrency_runs=${BENCH_CONCURRENCY_RUNS:-3} warmup=10
+fi
+
+for tool in hyperfine age age-keygen secret-tool pass gpg gnuplot dbus-run-session gnome-keyring-daemon; do
+    command -v "$tool" >/dev/null || { echo "bench: $tool is missing (make bench installs it)" >&2; exit 1; }
+done
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/vault-bench.XXXXXX")
+cleanup() {
+    GNUPGHOME="$work/gnupg" gpgconf --kill gpg-agent 2>/dev/null || true
+    rm -rf "$work"
+}
+trap cleanup EXIT
+rm -f "$out"/*.json "$out"/*.txt
+started=$(date +%s)
+cat /proc/loadavg >"$out/loadavg-start.txt"
+
+# Only what each group sets: no caller's VAULT_* or keyring variables leak into a measurement.
+unset VAULT_BACKEND VAULT_FILE VAULT_SERVICE VAULT_IDENTITY VAULT_IDENTITY_FILE VAULT_PASSPHRASE \
+    VAULT_PASSPHRASE_FILE VAULT_SCRYPT_WORK_FACTOR VAULT_TIMEOUT PASSWORD_STORE_DIR GNUPGHOME CI
+
+fail() {
+    echo "bench: broken measurement: $*" >&2
+    exit 1
+}
+
+# check EXPECTED COMMAND...: runs the command once; its output must be exactly EXPECTED.
+check() {
+    local expected=$1 actual
+    shift
+    actual=$("$@") || fail "'$*' exited with status $?"
+    [ "$actual" = "$expected" ] || fail "'$*' printed '$actual', expected '$expected'"
+}
+
+# bench NAME HYPERFINE_ARGS...: one hyperfine group, raw timings to OUT_DIR/NAME.json.
+bench() {
+    local name=$1
+    shift
+    echo "== $name"
+    hyperfine --style basic --export-json "$out/$name.json" "$@" || fail "hyperfine failed in group $name"
+}
+
+# The value make-document.py gives secret number $1 (40 bytes).
+value_of() { printf 'value-%05d-xxxxxxxxxxxxxxxxxxxxxxxxxxxx' "$1"; }
+
+# --- Data -------------------------------------------------------------------------------------
+age-keygen -o "$work/key.txt" 2>/dev/null
+chmod 600 "$work/key.txt"
+recipient=$(age-keygen -y "$work/key.txt")
+for count in 10 1000 10000; do
+    "$python" "$here/make-document.py" "$count" | age -r "$recipient" -o "$work/scale-$count.age"
+done
+cp "$work/scale-10.age" "$work/file.age"
+secret=bench-00009
+expected=$(value_of 9)
+
+# --- Start-up ---------------------------------------------------------------------------------
+check "vault $("$vault" --version | cut -d' ' -f2)" "$vault" --version
+bench startup -N --warmup 50 --runs "$startup_runs" "$vault --version" "/bin/true"
+
+# --- File: identity -------------------------------------------------------------------------
+export VAULT_IDENTITY_FILE="$work/key.txt"
+export GNUPGHOME="$work/gnupg" PASSWORD_STORE_DIR="$work/password-store"
+mkdir -m 700 "$GNUPGHOME"
+gpg --batch --quiet --gen-key <<EOF 2>/dev/null
+%no-protection
+Key-Type: EdDSA
+Key-Curve: ed25519
+Subkey-Type: ECDH
+Subkey-Curve: cv25519
+Name-Real: vault bench
+Name-Email: bench@vault.invalid
+Expire-Date: 0
+%commit
+EOF
+pass init bench@vault.invalid >/dev/null
+for index in $(seq 0 9); do
+    value_of "$index" | pass insert --multiline "$(printf 'bench-%05d' "$index")" >/dev/null
+done
+check "$expected" "$vault" --file "$work/file.age" get "$secret"
+check "$("$python" "$here/make-document.py" 10)" age -d -i "$work/key.txt" "$work/file.age"
+check "$expected" pass show "$secret"
+bench file-identity -N --warmup "$warmup" --runs "$runs" \
+    "$vault --file $work/file.age get $secret" \
+    "age -d -i $work/key.txt $work/file.age" \
+    "pass show $secret"
+unset VAULT_IDENTITY_FILE
+
+# --- File: passphrase (scrypt, work factor 18) ------------------------------------------------
+# age reads passphrases only from a terminal: age-pty.py types it on a pty (see that file).
+printf 'correct horse battery staple 18\n' >"$work/passphrase.txt"
+chmod 600 "$work/passphrase.txt"
+"$python" "$here/make-document.py" 10 >"$work/document.jsonl"
+"$python" "$here/age-pty.py" "$work/passphrase.txt" -- age -p -o "$work/passphrase.age" "$work/document.jsonl" \
+    || fail "age -p could not make the passphrase file"
+grep -q '^-> scrypt .* 18$' "$work/passphrase.age" || fail "the passphrase file is not scrypt with work factor 18"
+export VAULT_PASSPHRASE="correct horse battery staple 18"
+check "$expected" "$vault" --file "$work/passphrase.age" get "$secret"
+"$python" "$here/age-pty.py" "$work/passphrase.txt" --print -- age -d "$work/passphrase.age" | grep -q "$secret" \
+    || fail "age -d through the pty did not print the document"
+bench file-passphrase -N --warmup 1 --runs "$slow_runs" \
+    "$vault --file $work/passphrase.age get $secret" \
+    "$python $here/age-pty.py $work/passphrase.txt -- age -d $work/passphrase.age" \
+    "$python $here/age-pty.py $work/passphrase.txt --no-prompt -- /bin/true"
+unset VAULT_PASSPHRASE
+
+# --- Scale: 10, 1,000 and 10,000 secrets ------------------------------------------------------
+export VAULT_IDENTITY_FILE="$work/key.txt"
+value_of 1 >"$work/value.txt"
+for count in 10 1000 10000; do
+    file=$work/scale-$count.age
+    last=$(printf 'bench-%05d' $((count - 1)))
+    middle=$(printf 'bench-%05d' $((count / 2)))
+    check "$(value_of $((count - 1)))" "$vault" --file "$file" get "$last"
+    [ "$("$vault" --file "$file" ls | wc -l)" = "$count" ] || fail "vault ls of $count secrets"
+    bench "scale-$count-read" -N --warmup "$warmup" --runs "$runs" \
+        "$vault --file $file get $last" \
+        "$vault --file $file ls"
+    # set replaces an existing secret (same size every run); the shell is for the redirection,
+    # and hyperfine subtracts its start-up.
+    bench "scale-$count-set" --warmup "$warmup" --runs "$runs" \
+        "$vault --file $file set $middle < $work/value.txt"
+    check "$(cat "$work/value.txt")" "$vault" --file "$file" get "$middle"
+    [ "$("$vault" --file "$file" ls | wc -l)" = "$count" ] || fail "vault set changed the count of $count secrets"
+done
+
+# --- Concurrency: 8 writers x 100 names on one file -------------------------------------------
+conc=$work/concurrent.age
+bench concurrency --runs "$concurrency_runs" --prepare "rm -f $conc $conc.lock" \
+    "bash $here/concurrency.sh $vault $conc 8 100"
+present=$("$vault" --file "$conc" ls | wc -l)
+echo "$present" >"$out/concurrency-count.txt"
+[ "$present" = 800 ] || fail "after 8 x 100 concurrent sets, $present names are present, not 800"
+unset VAULT_IDENTITY_FILE GNUPGHOME PASSWORD_STORE_DIR
+
+# --- Secret Service: a private gnome-keyring on a private session bus -------------------------
+dbus-run-session -- sh "$root/Tests/with-keyring.sh" \
+    bash "$here/secret-service.sh" "$vault" "$out" "$runs" "$warmup" \
+    || fail "the Secret Service group failed"
+
+cat /proc/loadavg >"$out/loadavg-end.txt"
+echo $(($(date +%s) - started)) >"$out/seconds.txt"
+"$python" "$here/report.py" "$out" "$vault" "$doc"

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The Secret Service group of the benchmark: vault, secret-tool and python3 -m keyring reading
+# the same item from a private gnome-keyring. run.sh starts it as
+#
+#     dbus-run-session -- sh Tests/with-keyring.sh bash secret-service.sh VAULT OUT_DIR RUNS WARMUP
+#
+# The item is addressed as they all address it: attributes service=vault, username=NAME.
+set -euo pipefail
+vault=$1 out=$2 runs=$3 warmup=$4
+python=/usr/bin/python3
+name=bench-token
+value='ghp_benchmarkbenchmarkbenchmark0123456789'
+
+fail() {
+    echo "bench: broken measurement (Secret Service): $*" >&2
+    exit 1
+}
+
+check() {
+    local actual
+    actual=$("$@") || fail "'$*' exited with status $?"
+    [ "$actual" = "$value" ] || fail "'$*' printed '$actual', expected the stored value"
+}
+
+printf %s "$value" | secret-tool store --label="vault bench" service vault username "$name" \
+    || fail "secret-tool could not store the item"
+check "$vault" --backend secret-service get "$name"
+check secret-tool lookup service vault username "$name"
+check "$python" -m keyring get vault "$name"
+"$python" -c 'import keyring; print(keyring.get_keyring().__class__.__module__)' >"$out/python-keyring-backend.txt"
+grep -q SecretService "$out/python-keyring-backend.txt" || fail "python3 -m keyring does not use the Secret Service"
+
+echo "== secret-service"
+hyperfine --style basic --export-json "$out/secret-service.json" -N --warmup "$warmup" --runs "$runs" \
+    "$vault --backend secret-service get $name" \
+    "secret-tool lookup service vault username $name" \
+    "$python -m keyring get vault $name"

@@ -1,0 +1,155 @@
+import Foundation
+import Testing
+import VaultTestSupport
+
+@testable import VaultAge
+
+/// What reading a file gives: its plaintext, the kind of error, or "read it whole instead".
+enum ReadOutcome: Equatable {
+    case plaintext([UInt8])
+    case failure(AgeError.Kind)
+    case readWhole
+}
+
+/// Reads `file` as FileStore does: its first `prefixSize` bytes, then one sealed chunk at a time.
+func readInChunks(_ file: [UInt8], identities: [AgeIdentity], prefixSize: Int = AgePayloadReader.prefixSize)
+    -> ReadOutcome
+{
+    do throws(AgeError) {
+        let prefix = Array(file.prefix(prefixSize))
+        guard var reader = try AgePayloadReader(prefix: prefix, fileSize: file.count, identities: identities) else {
+            return .readWhole
+        }
+        var plaintext: [UInt8] = []
+        while let range = reader.nextChunk {
+            let sealed = Array(file[range])
+            let chunk = try sealed.withUnsafeBufferPointer { (bytes) throws(AgeError) in
+                try reader.open(UnsafeRawBufferPointer(bytes))
+            }
+            chunk.withBytes { plaintext.append(contentsOf: $0) }
+        }
+        return .plaintext(plaintext)
+    } catch {
+        return .failure(error.kind)
+    }
+}
+
+/// What `Age.decrypt` gives for the same file.
+func readWhole(_ file: [UInt8], identities: [AgeIdentity]) -> ReadOutcome {
+    do throws(AgeError) {
+        return .plaintext(try Age.decrypt(file, identities: identities))
+    } catch {
+        return .failure(error.kind)
+    }
+}
+
+/// Checks that reading in chunks gives what `Age.decrypt` gives (or asks to read the file whole).
+func expectSameRead(
+    _ file: [UInt8], identities: [AgeIdentity], prefixSize: Int = AgePayloadReader.prefixSize,
+    _ comment: String = "", sourceLocation: SourceLocation = #_sourceLocation
+) {
+    let chunked = readInChunks(file, identities: identities, prefixSize: prefixSize)
+    if chunked == .readWhole { return }
+    #expect(chunked == readWhole(file, identities: identities), "\(comment)", sourceLocation: sourceLocation)
+}
+
+@Suite struct PayloadReaderTests {
+    @Test func chunkedReadsMatchOpenAcrossChunkSizes() throws {
+        let identity = X25519Identity.generate()
+        for count in [0, 1, 65_535, 65_536, 65_537, 131_072, 200_000] {
+            let plaintext = patternBytes(count: count)
+            let file = try Age.encrypt(plaintext, to: [.x25519(identity.recipient)])
+            #expect(readInChunks(file, identities: [.x25519(identity)]) == .plaintext(plaintext), "\(count) bytes")
+        }
+    }
+
+    @Test func everyTruncationAndFlippedBitFailsAsOpenFails() throws {
+        let identity = X25519Identity.generate()
+        let small = try Age.encrypt(Array("truncate me".utf8), to: [.x25519(identity.recipient)])
+        for length in 0...small.count {
+            expectSameRead(Array(small.prefix(length)), identities: [.x25519(identity)], "length \(length)")
+        }
+        for index in small.indices {
+            var altered = small
+            altered[index] ^= 0x01
+            expectSameRead(altered, identities: [.x25519(identity)], "byte \(index)")
+        }
+        let large = try Age.encrypt(patternBytes(count: 2 * 65_536 + 10), to: [.x25519(identity.recipient)])
+        let payloadStart = try Header.parse(large).length + 16
+        for chunkEnd in [payloadStart + 65_552, payloadStart + 2 * 65_552] {
+            for length in (chunkEnd - 17)...(chunkEnd + 17) {
+                expectSameRead(Array(large.prefix(length)), identities: [.x25519(identity)], "length \(length)")
+            }
+        }
+        expectSameRead(large + [0], identities: [.x25519(identity)], "one byte appended")
+        var lastChunkAltered = large
+        lastChunkAltered[lastChunkAltered.count - 20] ^= 0x80
+        expectSameRead(lastChunkAltered, identities: [.x25519(identity)], "last chunk altered")
+        #expect(readInChunks(lastChunkAltered, identities: [.x25519(identity)]) == .failure(.payload))
+    }
+
+    @Test func wrongKeysAndPassphrasesFailAsOpenFails() throws {
+        let passphrase = Array("hunter2 hunter2".utf8)
+        let file = try Age.encrypt(Array("scrypt".utf8), to: [.scrypt(passphrase: passphrase, workFactor: 10)])
+        #expect(readInChunks(file, identities: [.scrypt(passphrase: passphrase)]) == .plaintext(Array("scrypt".utf8)))
+        #expect(readInChunks(file, identities: [.scrypt(passphrase: Array("nope".utf8))]) == .failure(.noMatch))
+        #expect(readInChunks(file, identities: [.x25519(.generate())]) == .failure(.noMatch))
+        #expect(
+            readInChunks(file, identities: [.scrypt(passphrase: passphrase, maxWorkFactor: 9)]) == .failure(.workFactor)
+        )
+    }
+
+    @Test func armorAndHeadersLongerThanThePrefixAreReadWhole() throws {
+        let identity = X25519Identity.generate()
+        let file = try Age.encrypt(Array("armored".utf8), to: [.x25519(identity.recipient)])
+        #expect(readInChunks(Armor.encode(file), identities: [.x25519(identity)]) == .readWhole)
+        let headerLength = try Header.parse(file).length
+        // Cut inside the header, then inside the nonce: the rest of the file is still to come.
+        #expect(readInChunks(file, identities: [.x25519(identity)], prefixSize: headerLength - 5) == .readWhole)
+        #expect(readInChunks(file, identities: [.x25519(identity)], prefixSize: headerLength + 8) == .readWhole)
+        #expect(
+            readInChunks(file, identities: [.x25519(identity)], prefixSize: headerLength + 16)
+                == .plaintext(Array("armored".utf8)))
+    }
+
+    @Test func aKnownEnvelopeOpensTheSameHeaderWithoutIdentities() throws {
+        let identity = X25519Identity.generate()
+        let (file, envelope) = try Age.encryptReturningEnvelope(Array("v1".utf8), to: [.x25519(identity.recipient)])
+        let resealed = Age.seal(Array("v2".utf8), envelope: envelope)
+        var reader = try #require(try AgePayloadReader(prefix: resealed, fileSize: resealed.count, envelope: envelope))
+        #expect(try reader.decryptRemaining(of: resealed) == Array("v2".utf8))
+        let other = try Age.encrypt(Array("v1".utf8), to: [.x25519(identity.recipient)])
+        #expect(try AgePayloadReader(prefix: other, fileSize: other.count, envelope: envelope) == nil)
+        #expect(file != resealed)
+    }
+
+    @Test func ageTestkitVectorsReadInChunksAsOpenReadsThem() throws {
+        guard let directory = testkitDirectory(),
+            FileManager.default.fileExists(atPath: directory.appendingPathComponent("README.md").path)
+        else { return }  // ConformanceTests reports a missing testkit
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+            .filter { $0 != "README.md" && !$0.hasPrefix(".") }.sorted()
+        var vectors: [TestVector] = []
+        for name in names {
+            let contents = [UInt8](try Data(contentsOf: directory.appendingPathComponent(name)))
+            vectors.append(try #require(TestVector(name: name, contents: contents)))
+        }
+        let inflated = try inflateAll(
+            Dictionary(uniqueKeysWithValues: vectors.filter(\.compressed).map { ($0.name, $0.body) }))
+        var compared = 0
+        for var vector in vectors {
+            if let data = inflated[vector.name] { vector.body = data }
+            let identities =
+                vector.identities.compactMap { try? X25519Identity($0) }.map { AgeIdentity.x25519($0) }
+                + vector.passphrases.map { .scrypt(passphrase: Array($0.utf8)) }
+            for prefixSize in [AgePayloadReader.prefixSize, 200] {
+                let chunked = readInChunks(vector.body, identities: identities, prefixSize: prefixSize)
+                guard chunked != .readWhole else { continue }
+                #expect(
+                    chunked == readWhole(vector.body, identities: identities), "\(vector.name), prefix \(prefixSize)")
+                compared += 1
+            }
+        }
+        #expect(compared > 100, "too few vectors compared: \(compared)")
+    }
+}
