@@ -111,7 +111,8 @@ struct DotEnvTests {
         let records = try values.enumerated().map { index, value in
             SecretRecord(
                 name: try SecretName(service: "s", account: "K\(index)"), value: Array(value.utf8),
-                metadata: SecretMetadata(created: Timestamp(secondsSince1970: 0), updated: Timestamp(secondsSince1970: 0)))
+                metadata: SecretMetadata(
+                    created: Timestamp(secondsSince1970: 0), updated: Timestamp(secondsSince1970: 0)))
         }
         let encoded = try DotEnv.encode(records)
         let text = String(decoding: encoded, as: UTF8.self)
@@ -126,7 +127,8 @@ struct DotEnvTests {
         func record(_ name: String, _ value: [UInt8]) throws -> SecretRecord {
             SecretRecord(
                 name: try SecretName(service: "s", account: name), value: value,
-                metadata: SecretMetadata(created: Timestamp(secondsSince1970: 0), updated: Timestamp(secondsSince1970: 0)))
+                metadata: SecretMetadata(
+                    created: Timestamp(secondsSince1970: 0), updated: Timestamp(secondsSince1970: 0)))
         }
         for (bad, fragment) in [
             (try record("has space", [1]), "'has space' cannot be a dotenv key"),

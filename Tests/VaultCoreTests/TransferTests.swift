@@ -36,9 +36,12 @@ struct TransferTests {
 
     @Test("--env parses VAR=NAME at the first '=' and derives a bare NAME")
     func parsing() throws {
-        #expect(try EnvironmentBinding(parsing: "TOKEN=ci/npm", service: "s") == .init(variable: "TOKEN", name: name("ci/npm")))
+        #expect(
+            try EnvironmentBinding(parsing: "TOKEN=ci/npm", service: "s")
+                == .init(variable: "TOKEN", name: name("ci/npm")))
         #expect(try EnvironmentBinding(parsing: "X=a=b", service: "s") == .init(variable: "X", name: name("a=b")))
-        #expect(try EnvironmentBinding(parsing: "ci/npm", service: "s") == .init(variable: "CI_NPM", name: name("ci/npm")))
+        #expect(
+            try EnvironmentBinding(parsing: "ci/npm", service: "s") == .init(variable: "CI_NPM", name: name("ci/npm")))
         #expect(throws: VaultError.self) { try EnvironmentBinding(parsing: "1X=a", service: "s") }
         #expect(throws: VaultError.self) { try EnvironmentBinding(parsing: "=a", service: "s") }
         #expect(throws: VaultError.self) { try EnvironmentBinding(parsing: "X-Y=a", service: "s") }
@@ -75,7 +78,8 @@ struct TransferTests {
         let vault = try vault()
         func state(_ offset: Int64?) -> ExpiryState {
             vault.expiryState(
-                of: SecretMetadata(created: Self.start, updated: Self.start, expires: offset.map { Self.start.adding(seconds: $0) }))
+                of: SecretMetadata(
+                    created: Self.start, updated: Self.start, expires: offset.map { Self.start.adding(seconds: $0) }))
         }
         #expect(state(nil) == .valid)
         #expect(state(-1) == .expired)
