@@ -1,3 +1,4 @@
+import CVaultProcess
 import VaultCore
 
 #if canImport(Glibc)
@@ -54,24 +55,41 @@ enum ProcessImage {
     /// The variables that hold a vault's key material itself (not a path to it).
     static let keyVariables = ["VAULT_IDENTITY", "VAULT_PASSPHRASE", "VAULT_TO_IDENTITY", "VAULT_TO_PASSPHRASE"]
 
-    /// Sets up the environment and calls `execvp`. Returns only if that fails, with the status
-    /// a shell would give (127: not found, 126: not executable), after printing one line.
+    /// Calls `execvpe` with vault's environment less `removing` and the variables being set,
+    /// plus `setting`. Returns only if that fails, with the status a shell would give (127: not
+    /// found, 126: found but not executable), after printing one line.
+    ///
+    /// The environment is built as a new array rather than with `setenv`, which is not safe
+    /// while another thread (a D-Bus worker of the Secret Service backend) may read it.
     static func replace(
         with arguments: [String], setting variables: [(variable: String, value: [UInt8])], removing: [String]
     ) -> Int32 {
-        for name in removing { unsetenv(name) }
-        for (variable, value) in variables {
-            var terminated = value + [0]
-            _ = terminated.withUnsafeBufferPointer { buffer in
-                buffer.withMemoryRebound(to: CChar.self) { setenv(variable, $0.baseAddress!, 1) }
-            }
-            terminated.withUnsafeMutableBytes { explicit_bzero($0.baseAddress!, $0.count) }
+        let dropped = Set(removing + variables.map(\.variable))
+        var envp: [UnsafeMutablePointer<CChar>?] = []
+        var entry = environ
+        while let pointer = entry.pointee {
+            let text = String(cString: pointer)
+            if !dropped.contains(String(text.prefix { $0 != "=" })) { envp.append(pointer) }
+            entry += 1
         }
-        Hygiene.restoreForChild()
+        var added: [UnsafeMutableBufferPointer<UInt8>] = []
+        for (variable, value) in variables {
+            let bytes = Array(variable.utf8) + [UInt8(ascii: "=")] + value + [0]
+            let buffer = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: bytes.count)
+            _ = buffer.initialize(from: bytes)
+            added.append(buffer)
+            envp.append(UnsafeMutableRawPointer(buffer.baseAddress!).assumingMemoryBound(to: CChar.self))
+        }
+        envp.append(nil)
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) }
         argv.append(nil)
-        execvp(arguments[0], argv)
+        Hygiene.restoreForChild()
+        CVaultProcess_execvpe(arguments[0], argv, envp)
         let failure = errno
+        for buffer in added {
+            explicit_bzero(buffer.baseAddress!, buffer.count)
+            buffer.deallocate()
+        }
         for pointer in argv { free(pointer) }
         let notFound = failure == ENOENT
         let searched = !arguments[0].contains("/")
