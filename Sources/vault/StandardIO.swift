@@ -29,8 +29,11 @@ enum StandardIO {
         try? write("vault: \(String(line))\n".utf8, to: 2)
     }
 
-    /// Reads all of stdin; more than `limit` bytes is a usage error.
-    static func readAll(limit: Int) throws(VaultError) -> [UInt8] {
+    /// Reads all of stdin; more than `limit` bytes is a usage error saying `tooLarge`.
+    static func readAll(
+        limit: Int,
+        tooLarge: String = "the value on standard input is larger than 1048576 bytes (the limit is 1 MiB)"
+    ) throws(VaultError) -> [UInt8] {
         var buffer: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65_536)
         defer { chunk.withUnsafeMutableBytes { explicit_bzero($0.baseAddress!, $0.count) } }
@@ -43,7 +46,7 @@ enum StandardIO {
             if n == 0 { return buffer }
             buffer.append(contentsOf: chunk[..<n])
             if buffer.count > limit {
-                throw VaultError(.usage, "the value on standard input is larger than \(limit) bytes (the limit is 1 MiB)")
+                throw VaultError(.usage, tooLarge)
             }
         }
     }

@@ -140,17 +140,21 @@ public final class FileStore: SecretStore {
         var document = VaultDocument.encode(records)
         defer { wipe(&document) }
         let file: [UInt8]
+        let sealedWith: AgeEnvelope
         if let envelope {
             file = Age.seal(document, envelope: envelope)
+            sealedWith = envelope
         } else {
             let recipients = try keys.recipientsForNewFile()
-            let envelope: AgeEnvelope
-            (file, envelope) = try ageCall { () throws(AgeError) in
+            (file, sealedWith) = try ageCall { () throws(AgeError) in
                 try Age.encryptReturningEnvelope(document, to: recipients)
             }
-            try HeaderRecord.record(header: envelope.headerBytes, previousFile: nil, lock: lock)
+            try HeaderRecord.record(header: sealedWith.headerBytes, previousFile: nil, lock: lock)
         }
         try FileSystem.writeAtomically(path, file)
+        // The next read in this command (the next secret of an import) then needs no second
+        // decryption, which for a passphrase would mean another scrypt.
+        lastOpened = (file, Opened(plaintext: Array(document), envelope: sealedWith))
     }
 
     /// Turns the age layer's errors into vault errors that name the file and the key's origin.

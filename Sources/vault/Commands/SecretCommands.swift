@@ -66,32 +66,4 @@ extension CommandSpec {
             try invocation.vault().remove(try invocation.name())
             return ExitStatus.success
         })
-
-    static let ls = CommandSpec(
-        name: "ls", operands: "",
-        summary: "list secret names",
-        details: """
-            Prints the names of the current service's secrets, sorted, one per line. With --all, every
-            service's secrets as SERVICE<TAB>NAME. With --json, a JSON array of objects with the keys
-            service, account, created, updated and expires (RFC 3339 times; expires may be null).
-            """,
-        options: [
-            OptionSpec("json", "print JSON with each secret's metadata"),
-            OptionSpec("all", "list the secrets of every service"),
-        ],
-        run: { (invocation) throws(VaultError) in
-            _ = try invocation.operands(0...0)
-            let all = invocation.flag("all")
-            let entries = try invocation.vault().list(service: all ? nil : try invocation.factory.service())
-            var out = ""
-            if invocation.flag("json") {
-                out = JSONOutput.entries(entries)
-            } else {
-                for entry in entries {
-                    out += all ? "\(entry.name.service)\t\(entry.name.account)\n" : "\(entry.name.account)\n"
-                }
-            }
-            try StandardIO.write(out.utf8, to: 1)
-            return ExitStatus.success
-        })
 }
