@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VaultTestSupport
 
 /// `vault completion`: each script is loaded into its real shell and asked for completions.
 @Suite("Shell completion, end to end")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VaultTestSupport
 
 /// `vault exec`: the child's environment, argv and exit status, seen from the child.
 @Suite("exec, end to end")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VaultTestSupport
 
 /// Expiry in `get`, `ls` and `show`, with times in the past and the future (no sleeping).
 @Suite("Expiry and metadata, end to end")

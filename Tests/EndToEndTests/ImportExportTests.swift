@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VaultTestSupport
 
 /// `vault import` and `vault export` through the built binary.
 @Suite("import and export, end to end")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VaultTestSupport
 
 /// docs/vault.1 against the binary: the same commands and options, and clean roff.
 ///

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VaultTestSupport
 import VaultAge
 
 extension VaultRunner {
@@ -33,23 +34,16 @@ extension VaultRunner {
 
     /// Runs another program with this runner's environment (plus `extra`).
     func runProgram(_ program: String, _ arguments: [String], stdin: [UInt8] = [], env extra: [String: String] = [:])
-        throws -> Result
+        throws -> ToolResult
     {
-        try Self.run(program, arguments, stdin: stdin, environment: environment, extra: extra, scratch: directory)
+        try runTool(program, arguments, input: stdin, environment: environment.merging(extra) { $1 })
     }
 
     /// The directory of the binary under test, to put on PATH for scripts that call `vault`.
     static var binaryDirectory: String { URL(fileURLWithPath: binary).deletingLastPathComponent().path }
 
     /// The repository root (where Package.swift is).
-    static var packageRoot: URL {
-        var root = URL(fileURLWithPath: #filePath)
-        while root.path != "/" {
-            root.deleteLastPathComponent()
-            if FileManager.default.fileExists(atPath: root.appendingPathComponent("Package.swift").path) { break }
-        }
-        return root
-    }
+    static var packageRoot: URL { VaultTestSupport.packageRoot() ?? URL(fileURLWithPath: ".") }
 
     /// The full path of a program found in PATH, or nil.
     static func which(_ program: String) -> String? {
