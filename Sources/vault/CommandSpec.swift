@@ -39,7 +39,7 @@ struct CommandSpec: Sendable {
 
     /// Every command, in the order `vault help` lists them.
     static let all: [CommandSpec] = [
-        .set, .get, .rm, .ls, .initialize, .doctor, .help, .version,
+        .set, .get, .rm, .ls, .initialize, .rekey, .migrate, .doctor, .help, .version,
     ]
 
     /// The options every command accepts.
