@@ -11,12 +11,13 @@ struct MigrateSecretServiceTests {
         var vault: VaultRunner
         let identity = X25519Identity.generate()
         let service = SessionKeyring.uniqueService("migrate")
+        let lock: KeyringLock
 
         init() throws {
             vault = try VaultRunner()
             vault.environment["VAULT_IDENTITY"] = identity.encoded
             vault.environment["VAULT_SERVICE"] = service
-            try SessionKeyring.require(&vault)
+            lock = try SessionKeyring.require(&vault)
         }
 
         func samples(_ count: Int, large: Bool = false) -> [String: StoredSecret] {

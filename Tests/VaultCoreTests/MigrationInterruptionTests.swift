@@ -45,6 +45,8 @@ struct MigrationInterruptionTests {
     @Test("a rerun after an interruption at any operation finishes the job", arguments: cases)
     func interruptedAnywhere(_ test: Case) throws {
         if test.usesKeyring { try Keyring.require() }
+        let lock = KeyringLock(exclusive: false)
+        defer { withExtendedLifetime(lock) {} }
         let services = Services(test)
         defer { if test.usesKeyring { Keyring.clean(services.all) } }
 

@@ -17,6 +17,7 @@ struct MigrationTests {
         let scratch: ScratchFiles
         let route: Route
         let service: String
+        let lock = KeyringLock(exclusive: false)
 
         init(_ route: Route) throws {
             self.route = route

@@ -11,11 +11,17 @@ extension StoreFixture {
         return (store, { withExtendedLifetime(scratch) {} })
     }
 
-    /// The Secret Service as the primary store: its fixture's service, lock and clean-up.
+    /// The Secret Service as the primary store: its fixture's service, lock and clean-up. The
+    /// contract lists every service, so no other test may delete keyring items meanwhile.
     static let fallbackOverSecretService = StoreFixture(
         description: "fallback: secret-service over file", service: secretService.service
     ) {
-        let (primary, cleanUp) = try secretService.make()
+        let (primary, cleanUpKeyring) = try secretService.make()
+        let lock = KeyringLock(exclusive: true)
+        let cleanUp: @Sendable () -> Void = {
+            cleanUpKeyring()
+            withExtendedLifetime(lock) {}
+        }
         do {
             let scratch = try ScratchFiles()
             let store = FallbackStore(primary: primary, fallback: try seededFallback(scratch))

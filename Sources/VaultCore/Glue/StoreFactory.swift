@@ -101,13 +101,9 @@ public struct StoreFactory {
     /// Builds the store for the resolved backend; with `VAULT_FALLBACK` set, a ``FallbackStore``
     /// that moves secrets from the store it names into that one as they are read.
     public func makeStore() throws(VaultError) -> any SecretStore {
-        let backend = try resolvedBackend()
-        let store: any SecretStore
-        switch backend {
-        case .file, .auto: store = try makeFileStore()
-        case .secretService: store = try SecretServiceStore(timeout: try timeout())
-        }
-        guard let fallback = try fallbackStore(current: backend) else { return store }
+        let current: BackendSpec = try resolvedBackend() == .secretService ? .secretService : .file(path: nil)
+        let store = try makeStore(current, keyPrefix: "VAULT_")
+        guard let fallback = try fallbackStore(current: current) else { return store }
         return FallbackStore(primary: store, fallback: fallback)
     }
 
@@ -251,11 +247,10 @@ extension StoreFactory {
     }
 
     /// The store `VAULT_FALLBACK` names, unlocked like the current one; `nil` if it is not set.
-    func fallbackStore(current: BackendKind) throws(VaultError) -> (any SecretStore)? {
+    private func fallbackStore(current: BackendSpec) throws(VaultError) -> (any SecretStore)? {
         guard let text = value("VAULT_FALLBACK") else { return nil }
         let spec = try BackendSpec(parsing: text, from: "VAULT_FALLBACK")
-        let currentSpec: BackendSpec = current == .secretService ? .secretService : .file(path: nil)
-        if try identity(of: spec) == identity(of: currentSpec) {
+        if try identity(of: spec) == identity(of: current) {
             throw VaultError(
                 .usage, "VAULT_FALLBACK=\(text) names the current backend; name the store to move secrets from")
         }
