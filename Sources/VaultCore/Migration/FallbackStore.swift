@@ -17,6 +17,7 @@ public final class FallbackStore: SecretStore {
     /// Where secrets not yet moved are found.
     public let fallback: any SecretStore
 
+    /// A store that keeps secrets in `primary` and moves them there from `fallback` when read.
     public init(primary: any SecretStore, fallback: any SecretStore) {
         self.primary = primary
         self.fallback = fallback

@@ -30,7 +30,9 @@ public final class Migration {
 
     /// One secret's entry in the plan.
     public struct Step: Sendable, Equatable {
+        /// The secret.
         public var name: SecretName
+        /// What happens to it.
         public var action: Action
     }
 
@@ -47,6 +49,8 @@ public final class Migration {
         /// About the most value bytes copied before they are deleted from the source.
         public var chunkBytes: Int
 
+        /// Options for one service (or every service when `service` is nil); chunks hold at
+        /// least one secret.
         public init(
             service: String?, overwrite: Bool = false, keepSource: Bool = false, chunkCount: Int = 100,
             chunkBytes: Int = 16 << 20
@@ -77,12 +81,14 @@ public final class Migration {
     public let source: any SecretStore
     /// The store secrets go to.
     public let destination: any SecretStore
+    /// What the migration covers and how it treats conflicts and the source.
     public let options: Options
     /// What the current or last ``run()`` did.
     public private(set) var progress = Progress()
 
     private var planned: [(step: Step, record: SecretRecord)]?
 
+    /// A migration from `source` to `destination`; nothing is read before ``plan()`` or ``run()``.
     public init(from source: any SecretStore, to destination: any SecretStore, options: Options) {
         self.source = source
         self.destination = destination
