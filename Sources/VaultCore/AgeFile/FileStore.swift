@@ -92,7 +92,7 @@ public final class FileStore: SecretStore {
 
     // MARK: - Internals
 
-    private struct Opened {
+    struct Opened {
         var plaintext: [UInt8]
         var envelope: AgeEnvelope
     }
@@ -102,7 +102,7 @@ public final class FileStore: SecretStore {
     private var lastOpened: (file: [UInt8], opened: Opened)?
 
     /// Reads and decrypts the file, or returns `nil` if there is none.
-    private func load() throws(VaultError) -> Opened? {
+    func load() throws(VaultError) -> Opened? {
         guard let file = try FileSystem.read(path, limit: Self.maximumFileSize) else { return nil }
         if let lastOpened, lastOpened.file == file { return lastOpened.opened }
         let identities = try keys.identities()
@@ -115,14 +115,14 @@ public final class FileStore: SecretStore {
     }
 
     deinit {
-        if var plaintext = lastOpened?.opened.plaintext {
-            lastOpened = nil
-            wipe(&plaintext)
-        }
+        forgetOpened()
     }
 
     /// Runs one locked read-modify-write. `change` returns false when nothing changed.
-    private func modify(_ change: (inout [SecretRecord]) throws(VaultError) -> Bool) throws(VaultError) {
+    ///
+    /// The file written is remembered as opened, so the next operation of this store does not
+    /// decrypt it again (for a passphrase vault, that would be another scrypt per write).
+    func modify(_ change: (inout [SecretRecord]) throws(VaultError) -> Bool) throws(VaultError) {
         try FileSystem.makeDirectories(FileSystem.directory(of: path))
         let lock = try FileLock(path: path + ".lock")
         defer { withExtendedLifetime(lock) {} }
@@ -138,23 +138,32 @@ public final class FileStore: SecretStore {
         guard try change(&records) else { return }
         records.sort { $0.name < $1.name }
         var document = VaultDocument.encode(records)
-        defer { wipe(&document) }
+        var remembered = false
+        defer { if !remembered { wipe(&document) } }
         let file: [UInt8]
-        let sealedWith: AgeEnvelope
+        let written: AgeEnvelope
         if let envelope {
             file = Age.seal(document, envelope: envelope)
-            sealedWith = envelope
+            written = envelope
         } else {
             let recipients = try keys.recipientsForNewFile()
-            (file, sealedWith) = try ageCall { () throws(AgeError) in
+            (file, written) = try ageCall { () throws(AgeError) in
                 try Age.encryptReturningEnvelope(document, to: recipients)
             }
-            try HeaderRecord.record(header: sealedWith.headerBytes, previousFile: nil, lock: lock)
+            try HeaderRecord.record(header: written.headerBytes, previousFile: nil, lock: lock)
         }
         try FileSystem.writeAtomically(path, file)
-        // The next read in this command (the next secret of an import) then needs no second
-        // decryption, which for a passphrase would mean another scrypt.
-        lastOpened = (file, Opened(plaintext: Array(document), envelope: sealedWith))
+        forgetOpened()
+        lastOpened = (file, Opened(plaintext: document, envelope: written))
+        remembered = true
+    }
+
+    /// Drops the remembered plaintext, wiping it.
+    private func forgetOpened() {
+        if var plaintext = lastOpened?.opened.plaintext {
+            lastOpened = nil
+            wipe(&plaintext)
+        }
     }
 
     /// Turns the age layer's errors into vault errors that name the file and the key's origin.

@@ -132,3 +132,21 @@ func wipe(_ bytes: inout [UInt8]) {
         explicit_bzero(base, raw.count)
     }
 }
+
+extension FileSystem {
+    /// An absolute path with symbolic links resolved, to tell whether two paths name one file.
+    /// A missing file is resolved through its directory; a missing directory is left as given.
+    static func canonicalPath(_ path: String) -> String {
+        if let resolved = realPath(path) { return resolved }
+        if let directory = realPath(directory(of: path)) {
+            return (directory == "/" ? "" : directory) + "/" + baseName(of: path)
+        }
+        return path
+    }
+
+    private static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+}
