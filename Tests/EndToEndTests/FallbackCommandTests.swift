@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VaultTestSupport
 import VaultAge
 
 /// Lazy migration with `VAULT_FALLBACK`, through the built binary.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VaultTestSupport
 import VaultAge
 
 /// `vault migrate` between vault files, through the built binary.
@@ -22,7 +23,7 @@ struct MigrateCommandTests {
             try VaultFile.write(secrets, to: path, identity: identity)
         }
         func bytes(_ path: String) -> Data? { FileManager.default.contents(atPath: path) }
-        func migrate(_ extra: [String] = [], env: [String: String] = [:]) throws -> VaultRunner.Result {
+        func migrate(_ extra: [String] = [], env: [String: String] = [:]) throws -> ToolResult {
             try vault.run(["migrate", "--from", "file", "--to", "file:\(destination)"] + extra, env: env)
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VaultTestSupport
 import VaultAge
 
 /// `vault migrate` between a vault file and the session's Secret Service (run the tests under
@@ -41,9 +42,8 @@ struct MigrateSecretServiceTests {
 
         /// How many keyring items the service has (duplicates included).
         func itemCount() throws -> Int {
-            let found = try VaultRunner.run(
-                "/usr/bin/secret-tool", ["search", "--all", "service", service], environment: vault.environment,
-                scratch: vault.directory)
+            let found = try runTool(
+                "/usr/bin/secret-tool", ["search", "--all", "service", service], environment: vault.environment)
             return found.stdoutText.split(separator: "\n").filter { $0.hasPrefix("[/") }.count
         }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VaultTestSupport
 import VaultAge
 
 // Helpers for the end-to-end migration tests: vault files written and read directly in the
@@ -110,9 +111,7 @@ enum SessionKeyring {
 
     /// Deletes every item of the service (best effort).
     static func clear(_ service: String, _ vault: VaultRunner) {
-        _ = try? VaultRunner.run(
-            "/usr/bin/secret-tool", ["clear", "service", service], environment: vault.environment,
-            scratch: vault.directory)
+        _ = try? runTool("/usr/bin/secret-tool", ["clear", "service", service], environment: vault.environment)
     }
 }
 

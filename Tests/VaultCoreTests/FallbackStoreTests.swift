@@ -22,16 +22,16 @@ struct FallbackStoreTests {
         init(_ pair: Pair) throws {
             self.pair = pair
             scratch = try ScratchFiles()
-            if pair != .files { try Keyring.require() }
-            service = pair == .files ? "vault" : Keyring.uniqueService("fallback")
+            if pair != .files { try TestKeyring.require() }
+            service = pair == .files ? "vault" : TestKeyring.uniqueService("fallback")
         }
 
         func primary() throws -> any SecretStore {
-            pair == .keyringOverFile ? try SecretServiceStore(timeout: Keyring.timeout) : scratch.store("primary")
+            pair == .keyringOverFile ? try SecretServiceStore(timeout: TestKeyring.timeout) : scratch.store("primary")
         }
 
         func fallback() throws -> any SecretStore {
-            pair == .fileOverKeyring ? try SecretServiceStore(timeout: Keyring.timeout) : scratch.store("fallback")
+            pair == .fileOverKeyring ? try SecretServiceStore(timeout: TestKeyring.timeout) : scratch.store("fallback")
         }
 
         func store() throws -> FallbackStore { FallbackStore(primary: try primary(), fallback: try fallback()) }
@@ -43,7 +43,7 @@ struct FallbackStoreTests {
                 metadata: SecretMetadata(created: time, updated: time))
         }
 
-        func cleanUp() { if pair != .files { Keyring.clean([service]) } }
+        func cleanUp() { if pair != .files { TestKeyring.clean([service]) } }
     }
 
     @Test("a read that misses moves the secret from the fallback, byte for byte", arguments: Pair.allCases)

@@ -22,20 +22,20 @@ struct MigrationTests {
         init(_ route: Route) throws {
             self.route = route
             scratch = try ScratchFiles()
-            if route != .fileToFile { try Keyring.require() }
-            service = route == .fileToFile ? "vault" : Keyring.uniqueService("migration")
+            if route != .fileToFile { try TestKeyring.require() }
+            service = route == .fileToFile ? "vault" : TestKeyring.uniqueService("migration")
         }
 
         func source() throws -> any SecretStore {
-            route == .secretServiceToFile ? try SecretServiceStore(timeout: Keyring.timeout) : scratch.store("source")
+            route == .secretServiceToFile ? try SecretServiceStore(timeout: TestKeyring.timeout) : scratch.store("source")
         }
 
         func destination() throws -> any SecretStore {
             route == .fileToSecretService
-                ? try SecretServiceStore(timeout: Keyring.timeout) : scratch.store("destination")
+                ? try SecretServiceStore(timeout: TestKeyring.timeout) : scratch.store("destination")
         }
 
-        func cleanUp() { if route != .fileToFile { Keyring.clean([service]) } }
+        func cleanUp() { if route != .fileToFile { TestKeyring.clean([service]) } }
     }
 
     @Test("every secret goes over byte for byte with its metadata, 1 MiB values included", arguments: Route.allCases)
