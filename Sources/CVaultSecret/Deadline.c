@@ -80,7 +80,8 @@ CVaultSecret_Deadline *_Nullable CVaultSecret_DeadlineStart(double seconds) {
     return deadline;
 }
 
-struct CVaultSecret_GCancellable *_Nonnull CVaultSecret_DeadlineCancellable(CVaultSecret_Deadline *_Nonnull deadline) {
+struct CVaultSecret_GCancellable *_Nonnull CVaultSecret_DeadlineCancellable(
+    CVaultSecret_Deadline *_Nonnull deadline) {
     return deadline->cancellable;
 }
 

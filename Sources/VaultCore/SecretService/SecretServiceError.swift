@@ -86,7 +86,8 @@ extension VaultError {
             code == GLibErrorCode.dbusServiceUnknown || code == GLibErrorCode.dbusNameHasNoOwner
                 || GLibErrorCode.dbusSpawnFailures.contains(code)
         {
-            return VaultError(.unavailable, "no Secret Service provider (e.g. gnome-keyring) on the session bus: \(detail)")
+            return VaultError(
+                .unavailable, "no Secret Service provider (e.g. gnome-keyring) on the session bus: \(detail)")
         }
         if domain == GLibErrorCode.dbusDomain,
             code == GLibErrorCode.dbusNoServer || code == GLibErrorCode.dbusDisconnected

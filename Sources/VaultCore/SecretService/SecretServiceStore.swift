@@ -152,7 +152,8 @@ public final class SecretServiceStore: SecretStore {
     }
 
     private static func locked(_ name: SecretName) -> VaultError {
-        VaultError(.cannotUnlock, "the keyring holding '\(name)' is locked; unlock it (e.g. log in to the desktop) and retry")
+        VaultError(
+            .cannotUnlock, "the keyring holding '\(name)' is locked; unlock it (e.g. log in to the desktop) and retry")
     }
 
     /// Runs one operation under one deadline of `timeout` seconds.
