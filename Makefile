@@ -14,7 +14,7 @@ FUZZ_SECONDS ?= 60
 BUILD_PACKAGES = libsecret-1-dev pkg-config
 # Peers and a private Secret Service for the tests; python3 inflates the zlib test vectors;
 # zsh, fish and groff check the completion scripts and the man page.
-TEST_PACKAGES = $(BUILD_PACKAGES) age libsecret-tools gnome-keyring dbus python3 python3-keyring zsh fish groff-base
+TEST_PACKAGES = $(BUILD_PACKAGES) age libsecret-1-0 libsecret-tools gnome-keyring dbus libglib2.0-bin python3 python3-keyring python3-dbus gcc binutils zsh fish groff-base
 BENCH_PACKAGES = $(TEST_PACKAGES) hyperfine pass gnupg gnuplot-nox
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)

@@ -17,6 +17,10 @@ if [ -z "${DBUS_SESSION_BUS_ADDRESS:-}" ] || [ "$#" -eq 0 ]; then
     echo "usage: dbus-run-session -- $0 COMMAND [ARG...]" >&2
     exit 2
 fi
+if ! command -v gnome-keyring-daemon >/dev/null 2>&1; then
+    echo "$0: gnome-keyring-daemon is not installed (apt-get install gnome-keyring)" >&2
+    exit 2
+fi
 if command -v gdbus >/dev/null 2>&1 \
     && gdbus call --session --dest org.freedesktop.DBus --object-path /org/freedesktop/DBus \
         --method org.freedesktop.DBus.NameHasOwner org.freedesktop.secrets 2>/dev/null | grep -q true; then
@@ -35,6 +39,20 @@ printf '%s' "$password" | env HOME="$keyring_home" XDG_DATA_HOME="$keyring_home/
     XDG_CONFIG_HOME="$keyring_home/config" XDG_CACHE_HOME="$keyring_home/cache" \
     XDG_RUNTIME_DIR="$keyring_home/runtime" \
     gnome-keyring-daemon --unlock --components=secrets --daemonize >/dev/null
+
+# Wait (up to 5 s) until the daemon owns org.freedesktop.secrets on the bus.
+if command -v gdbus >/dev/null 2>&1; then
+    tries=0
+    until gdbus call --session --dest org.freedesktop.DBus --object-path /org/freedesktop/DBus \
+        --method org.freedesktop.DBus.NameHasOwner org.freedesktop.secrets 2>/dev/null | grep -q true; do
+        tries=$((tries + 1))
+        if [ "$tries" -ge 50 ]; then
+            echo "$0: gnome-keyring-daemon did not appear on the session bus" >&2
+            exit 1
+        fi
+        sleep 0.1
+    done
+fi
 
 export VAULT_TEST_KEYRING=1
 "$@"

@@ -14,8 +14,7 @@ enum TestKeyring {
 
     /// CI, and runs under Tests/with-keyring.sh, must have a keyring: there a missing one fails.
     static var required: Bool {
-        let environment = ProcessInfo.processInfo.environment
-        return environment["CI"] == "true" || environment["VAULT_TEST_KEYRING"] == "1"
+        isCI || ProcessInfo.processInfo.environment["VAULT_TEST_KEYRING"] == "1"
     }
 
     /// Why the session's Secret Service cannot be used, or nil if it can.
