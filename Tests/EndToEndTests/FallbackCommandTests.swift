@@ -19,11 +19,8 @@ struct FallbackCommandTests {
         vault.environment["VAULT_IDENTITY"] = X25519Identity.generate().encoded
         let service = SessionKeyring.uniqueService("fallback")
         vault.environment["VAULT_SERVICE"] = service
-        let lock = pair == .files ? nil : try SessionKeyring.require(&vault)
-        defer {
-            if lock != nil { SessionKeyring.clear(service, vault) }
-            withExtendedLifetime(lock) {}
-        }
+        if pair != .files { try SessionKeyring.require(&vault) }
+        defer { if pair != .files { SessionKeyring.clear(service, vault) } }
 
         // `old` is the store secrets come from, `current` the one VAULT_FALLBACK is used with.
         let oldFile = vault.path("old.age")

@@ -12,13 +12,12 @@ struct MigrateSecretServiceTests {
         var vault: VaultRunner
         let identity = X25519Identity.generate()
         let service = SessionKeyring.uniqueService("migrate")
-        let lock: KeyringLock
 
         init() throws {
             vault = try VaultRunner()
             vault.environment["VAULT_IDENTITY"] = identity.encoded
             vault.environment["VAULT_SERVICE"] = service
-            lock = try SessionKeyring.require(&vault)
+            try SessionKeyring.require(&vault)
         }
 
         func samples(_ count: Int, large: Bool = false) -> [String: StoredSecret] {

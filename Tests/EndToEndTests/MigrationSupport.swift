@@ -81,16 +81,13 @@ enum SessionKeyring {
         return result
     }
 
-    /// Gives `vault` the session bus if a Secret Service answers there, and returns the
-    /// ``KeyringLock`` to hold while the test uses it. Otherwise fails the test when a keyring is
+    /// Gives `vault` the session bus if a Secret Service answers there. Otherwise fails the test when a keyring is
     /// required (CI=true or VAULT_TEST_KEYRING=1, as under Tests/with-keyring.sh), and skips it
     /// elsewhere.
-    static func require(_ vault: inout VaultRunner, sourceLocation: SourceLocation = #_sourceLocation) throws
-        -> KeyringLock
-    {
+    static func require(_ vault: inout VaultRunner, sourceLocation: SourceLocation = #_sourceLocation) throws {
         vault.environment.merge(environment) { $1 }
         let probe = try vault.run(["--backend", "secret-service", "ls", "--service", "vault-e2e-probe"])
-        guard probe.status != 0 else { return KeyringLock(exclusive: false) }
+        guard probe.status != 0 else { return }
         let reason = "no usable Secret Service: \(probe.stderr.trimmingCharacters(in: .whitespacesAndNewlines))"
         let inherited = ProcessInfo.processInfo.environment
         if inherited["CI"] == "true" || inherited["VAULT_TEST_KEYRING"] == "1" {
@@ -115,15 +112,3 @@ enum SessionKeyring {
     }
 }
 
-/// Keeps the contract suite's listing of the whole keyring apart from tests that delete keyring
-/// items: see VaultCoreTests/MigrationTestSupport.swift, whose lock this shares (same file).
-final class KeyringLock: Sendable {
-    private let fd: Int32
-
-    init(exclusive: Bool) {
-        fd = open(NSTemporaryDirectory() + "vault-tests-keyring-\(getpid()).lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        while fd >= 0, flock(fd, exclusive ? LOCK_EX : LOCK_SH) != 0, errno == EINTR {}
-    }
-
-    deinit { if fd >= 0 { close(fd) } }
-}

@@ -17,7 +17,6 @@ struct FallbackStoreTests {
         let pair: Pair
         let scratch: ScratchFiles
         let service: String
-        let lock = KeyringLock(exclusive: false)
 
         init(_ pair: Pair) throws {
             self.pair = pair

@@ -45,8 +45,6 @@ struct MigrationInterruptionTests {
     @Test("a rerun after an interruption at any operation finishes the job", arguments: cases)
     func interruptedAnywhere(_ test: Case) throws {
         if test.usesKeyring { try TestKeyring.require() }
-        let lock = KeyringLock(exclusive: false)
-        defer { withExtendedLifetime(lock) {} }
         let services = Services(test)
         defer { if test.usesKeyring { TestKeyring.clean(services.all) } }
 

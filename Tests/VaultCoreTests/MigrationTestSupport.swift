@@ -152,21 +152,3 @@ final class InterruptingBatchStore: InterruptingStore, SecretBatchStore {
     }
 }
 
-/// Keeps listings of the whole keyring apart from tests that delete keyring items.
-///
-/// All tests of the process share the session's keyring. A Secret Service search fails ("No such
-/// secret item") when an item it found is deleted before its properties load, so the contract
-/// suite's `list(service: nil)` must not overlap tests deleting items of their own services. Those
-/// hold this lock shared; the whole-keyring fixture holds it exclusively. It is a `flock` on a
-/// per-process file so that the end-to-end tests, another module of the same process, share it
-/// (EndToEndTests/MigrationSupport.swift has the same type).
-final class KeyringLock: Sendable {
-    private let fd: Int32
-
-    init(exclusive: Bool) {
-        fd = open(NSTemporaryDirectory() + "vault-tests-keyring-\(getpid()).lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        while fd >= 0, flock(fd, exclusive ? LOCK_EX : LOCK_SH) != 0, errno == EINTR {}
-    }
-
-    deinit { if fd >= 0 { close(fd) } }
-}

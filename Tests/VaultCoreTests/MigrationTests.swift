@@ -17,7 +17,6 @@ struct MigrationTests {
         let scratch: ScratchFiles
         let route: Route
         let service: String
-        let lock = KeyringLock(exclusive: false)
 
         init(_ route: Route) throws {
             self.route = route

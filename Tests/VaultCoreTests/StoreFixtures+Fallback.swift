@@ -17,11 +17,7 @@ extension StoreFixture {
         description: "fallback: secret-service over file", service: secretService.service
     ) {
         let (primary, cleanUpKeyring) = try secretService.make()
-        let lock = KeyringLock(exclusive: true)
-        let cleanUp: @Sendable () -> Void = {
-            cleanUpKeyring()
-            withExtendedLifetime(lock) {}
-        }
+        let cleanUp: @Sendable () -> Void = { cleanUpKeyring() }
         do {
             let scratch = try ScratchFiles()
             let store = FallbackStore(primary: primary, fallback: try seededFallback(scratch))
