@@ -13,11 +13,7 @@ extension CommandSpec {
             the identity's public key if VAULT_IDENTITY or VAULT_IDENTITY_FILE is set, else a passphrase.
             Fails with exit 7 if the file exists (use 'vault rekey' to change its keys).
             """,
-        options: [
-            OptionSpec("passphrase", "encrypt to a passphrase"),
-            OptionSpec("recipient", value: "age1...", repeatable: true, "encrypt to this age public key"),
-            OptionSpec("recipients-file", value: "PATH", repeatable: true, "encrypt to the public keys in this file"),
-        ],
+        options: RecipientOptions.specs(passphrase: "encrypt to a passphrase"),
         run: { (invocation) throws(VaultError) in
             _ = try invocation.operands(0...0)
             guard try invocation.factory.resolvedBackend() != .secretService else {
@@ -46,11 +42,7 @@ extension CommandSpec {
             key, else a new passphrase as above. Only a vault file can be rekeyed (exit 2 for the Secret
             Service, which keeps its own keys); exit 1 if there is no vault file.
             """,
-        options: [
-            OptionSpec("passphrase", "encrypt to a new passphrase"),
-            OptionSpec("recipient", value: "age1...", repeatable: true, "encrypt to this age public key"),
-            OptionSpec("recipients-file", value: "PATH", repeatable: true, "encrypt to the public keys in this file"),
-        ],
+        options: RecipientOptions.specs(passphrase: "encrypt to a new passphrase"),
         run: { (invocation) throws(VaultError) in
             _ = try invocation.operands(0...0)
             guard try invocation.factory.resolvedBackend() != .secretService else {
@@ -71,6 +63,15 @@ extension CommandSpec {
 
 /// The `--passphrase` / `--recipient` / `--recipients-file` choice shared by `init` and `rekey`.
 enum RecipientOptions {
+    /// The three options, shared by `init` and `rekey`.
+    static func specs(passphrase help: String) -> [OptionSpec] {
+        [
+            OptionSpec("passphrase", help),
+            OptionSpec("recipient", value: "age1...", repeatable: true, "encrypt to this age public key"),
+            OptionSpec("recipients-file", value: "PATH", repeatable: true, "encrypt to the public keys in this file"),
+        ]
+    }
+
     static func resolve(_ invocation: Invocation, prefix: String, path: String) throws(VaultError) -> [AgeRecipient] {
         let keys = invocation.all("recipient")
         let files = invocation.all("recipients-file")
