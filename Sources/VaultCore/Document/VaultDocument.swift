@@ -65,11 +65,20 @@ enum VaultDocument {
         return found
     }
 
-    /// Lists every record's name and metadata without decoding any value.
+    /// Lists every record's name and metadata.
+    ///
+    /// The document is checked as strictly as by ``decode(_:)``, so that a listing never hides a
+    /// damaged record: each value is decoded and wiped at once.
     static func entries(in document: [UInt8]) throws(VaultError) -> [SecretEntry] {
         var entries: [SecretEntry] = []
+        var seen = Set<SecretName>()
         try forEachLine(document) { (lineNumber, line) throws(VaultError) -> Bool in
-            entries.append(try parse(line, lineNumber: lineNumber).entry(lineNumber: lineNumber))
+            var record = try parse(line, lineNumber: lineNumber).record(lineNumber: lineNumber)
+            wipe(&record.value)
+            guard seen.insert(record.name).inserted else {
+                throw damaged(lineNumber, "the name '\(record.name)' appears twice")
+            }
+            entries.append(record.entry)
             return true
         }
         return entries
@@ -154,10 +163,22 @@ enum VaultDocument {
 
         func record(lineNumber: Int) throws(VaultError) -> SecretRecord {
             let entry = try entry(lineNumber: lineNumber)
-            guard let text = value?.string, let bytes = Data(base64Encoded: text) else {
+            guard let value, var bytes = Self.decodeBase64(value) else {
                 throw damaged(lineNumber, "the value is missing or not valid base64")
             }
+            defer { bytes.resetBytes(in: 0..<bytes.count) }
             return SecretRecord(name: entry.name, value: [UInt8](bytes), metadata: entry.metadata)
+        }
+
+        /// Decodes a value from the line's own bytes when it has no escapes (always, when vault
+        /// wrote it), so that no `String` copy of the secret, which could not be wiped, is made.
+        private static func decodeBase64(_ value: JSONLine.Value) -> Data? {
+            if case .string(let raw, escaped: false) = value {
+                var text = Data(raw)
+                defer { text.resetBytes(in: 0..<text.count) }
+                return Data(base64Encoded: text)
+            }
+            return value.string.flatMap { Data(base64Encoded: $0) }
         }
 
         private func time(_ text: String?, _ key: String, _ lineNumber: Int) throws(VaultError) -> Timestamp {

@@ -77,6 +77,7 @@ public struct StoreFactory {
         let requested = try requestedBackend()
         guard requested == .auto else { return requested }
         if options.file != nil || value("VAULT_FILE") != nil { return .file }
+        _ = try timeout()  // a bad VAULT_TIMEOUT is a usage error, not a reason to fall back to the file
         return secretServiceProblem() == nil ? .secretService : .file
     }
 
