@@ -130,3 +130,34 @@ func permissions(_ path: String) -> Int? {
     guard lstat(path, &st) == 0 else { return nil }
     return Int(st.st_mode & 0o7777)
 }
+
+/// Runs vault as an unprivileged user: `nobody` through setpriv when the tests run as root (the
+/// binary is copied where `nobody` can reach it), else the current user.
+struct Unprivileged {
+    let directory: URL
+    /// The program to start and the arguments that come before vault's own.
+    let program: String
+    let prefix: [String]
+    /// The user id vault runs as.
+    let uid: UInt32
+
+    init() throws {
+        directory = try makeTemporaryDirectory()
+        guard geteuid() == 0 else {
+            (program, prefix, uid) = (VaultRunner.binary, [], geteuid())
+            return
+        }
+        let copy = directory.appendingPathComponent("vault").path
+        try FileManager.default.copyItem(atPath: VaultRunner.binary, toPath: copy)
+        chmod(directory.path, 0o755)
+        chmod(copy, 0o755)
+        program = "/usr/bin/setpriv"
+        prefix = ["--reuid=65534", "--regid=65534", "--clear-groups", "--", copy]
+        uid = 65534
+    }
+
+    /// Whether the tests can run vault as another user here.
+    static var available: Bool { geteuid() != 0 || FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") }
+
+    func cleanUp() { removeTemporaryDirectory(directory) }
+}

@@ -35,7 +35,10 @@ enum FileSystem {
     /// Throws unless `path` is missing or a regular file; checked before anything is locked or created.
     static func checkRegularOrMissing(_ path: String) throws(VaultError) {
         var st = stat()
-        guard stat(path, &st) == 0 else { return }
+        guard stat(path, &st) == 0 else {
+            if errno == ENOENT { return }
+            throw systemError("open \(path)", errno: errno)
+        }
         try checkRegular(st, path)
     }
 
