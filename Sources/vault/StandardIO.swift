@@ -38,9 +38,19 @@ enum StandardIO {
     }
 
     /// Prints `vault: message` as one line on stderr.
+    ///
+    /// Line breaks become spaces and other control characters `?`, whatever a message quotes, so
+    /// that nothing read from a file or the environment can send escape sequences to the terminal.
     static func error(_ message: String) {
-        let line = message.map { $0 == "\n" || $0 == "\r" ? " " : $0 }
-        try? write("vault: \(String(line))\n".utf8, to: 2)
+        var line = "vault: "
+        for scalar in message.unicodeScalars {
+            switch scalar {
+            case "\n", "\r", "\u{2028}", "\u{2029}": line += " "
+            case _ where scalar.properties.generalCategory == .control: line += "?"
+            default: line.unicodeScalars.append(scalar)
+            }
+        }
+        try? write((line + "\n").utf8, to: 2)
     }
 
     /// Reads all of stdin; more than `limit` bytes is a usage error.

@@ -44,7 +44,7 @@ enum VaultDocument {
             let fields = try parse(line, lineNumber: lineNumber)
             let record = try fields.record(lineNumber: lineNumber)
             guard seen.insert(record.name).inserted else {
-                throw damaged(lineNumber, "the name '\(record.name)' appears twice")
+                throw damaged(lineNumber, "the name \(JSONLine.shown(record.name.description)) appears twice")
             }
             records.append(record)
             return true
@@ -76,7 +76,7 @@ enum VaultDocument {
             var record = try parse(line, lineNumber: lineNumber).record(lineNumber: lineNumber)
             wipe(&record.value)
             guard seen.insert(record.name).inserted else {
-                throw damaged(lineNumber, "the name '\(record.name)' appears twice")
+                throw damaged(lineNumber, "the name \(JSONLine.shown(record.name.description)) appears twice")
             }
             entries.append(record.entry)
             return true
@@ -113,7 +113,7 @@ enum VaultDocument {
         do {
             try JSONLine.scanObject(line) { (key, value) throws(JSONLine.Failure) in
                 guard key == "vault", case .integer(let v) = value else {
-                    throw JSONLine.Failure(reason: "unknown header field '\(key)'")
+                    throw JSONLine.Failure(reason: "unknown header field \(JSONLine.shown(key))")
                 }
                 version = v
             }
@@ -194,9 +194,13 @@ enum VaultDocument {
         var seenKeys = Set<String>()
         do {
             try JSONLine.scanObject(line) { (key, value) throws(JSONLine.Failure) in
-                guard seenKeys.insert(key).inserted else { throw JSONLine.Failure(reason: "duplicate key '\(key)'") }
+                guard seenKeys.insert(key).inserted else {
+                    throw JSONLine.Failure(reason: "duplicate key \(JSONLine.shown(key))")
+                }
                 func text() throws(JSONLine.Failure) -> String {
-                    guard let s = value.string else { throw JSONLine.Failure(reason: "'\(key)' must be a string") }
+                    guard let s = value.string else {
+                        throw JSONLine.Failure(reason: "\(JSONLine.shown(key)) must be a string")
+                    }
                     return s
                 }
                 switch key {
@@ -208,7 +212,7 @@ enum VaultDocument {
                 case "expires":
                     if case .null = value { break }
                     fields.expires = try text()
-                default: throw JSONLine.Failure(reason: "unknown key '\(key)'")
+                default: throw JSONLine.Failure(reason: "unknown key \(JSONLine.shown(key))")
                 }
             }
         } catch {
