@@ -11,7 +11,8 @@ struct FuzzRegressionTests {
         var inputs: [(String, [UInt8])] = []
         for folder in ["Corpus", "Regressions"] {
             let directory = root.appendingPathComponent(folder).appendingPathComponent(target)
-            for name in try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() {
+            let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+            for name in names.sorted() where !name.hasPrefix(".") {
                 inputs.append(
                     (
                         "\(folder)/\(target)/\(name)",
