@@ -58,7 +58,9 @@ enum Stream {
                 let box = try ChaChaPoly.SealedBox(
                     nonce: chunkNonce(counter: counter, last: last),
                     ciphertext: sealed.dropLast(tagSize), tag: sealed.suffix(tagSize))
-                plaintext += try ChaChaPoly.open(box, using: key)
+                var chunk = try ChaChaPoly.open(box, using: key)
+                plaintext += chunk
+                chunk.resetBytes(in: 0..<chunk.count)  // the chunk is plaintext: leave no copy behind
             } catch {
                 wipe(&plaintext)
                 throw .payload("payload chunk \(counter) failed to authenticate (altered, truncated or not final)")

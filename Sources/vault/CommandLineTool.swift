@@ -2,8 +2,12 @@ import VaultCore
 
 /// Runs one command line and returns the exit status. The only place that prints errors.
 enum CommandLineTool {
-    static func run(arguments: [String], environment: [String: String] = ProcessEnvironment.all()) -> Int32 {
+    static func run(
+        arguments: [String], environment: [String: String] = ProcessEnvironment.all(),
+        encodingProblem: VaultError? = nil
+    ) -> Int32 {
         do throws(VaultError) {
+            if let encodingProblem { throw encodingProblem }
             let parsed = try parseCommandLine(arguments)
             if parsed.version, parsed.command == nil {
                 StandardIO.print("vault \(versionString)\n")

@@ -61,6 +61,7 @@ public final class FileStore: SecretStore {
 
     /// Creates an empty vault encrypted to `recipients`; fails with `.conflict` if one exists.
     public func create(recipients: [AgeRecipient]) throws(VaultError) {
+        try FileSystem.checkRegularOrMissing(path)
         try FileSystem.makeDirectories(FileSystem.directory(of: path))
         let lock = try FileLock(path: path + ".lock")
         defer { withExtendedLifetime(lock) {} }
@@ -103,7 +104,7 @@ public final class FileStore: SecretStore {
 
     /// Reads and decrypts the file, or returns `nil` if there is none.
     func load() throws(VaultError) -> Opened? {
-        guard let file = try FileSystem.read(path, limit: Self.maximumFileSize) else { return nil }
+        guard let file = try FileSystem.readRegularFile(path, limit: Self.maximumFileSize) else { return nil }
         if let lastOpened, lastOpened.file == file { return lastOpened.opened }
         let identities = try keys.identities()
         let (plaintext, envelope) = try ageCall(checking: file) { () throws(AgeError) in
@@ -123,6 +124,7 @@ public final class FileStore: SecretStore {
     /// The file written is remembered as opened, so the next operation of this store does not
     /// decrypt it again (for a passphrase vault, that would be another scrypt per write).
     func modify(_ change: (inout [SecretRecord]) throws(VaultError) -> Bool) throws(VaultError) {
+        try FileSystem.checkRegularOrMissing(path)
         try FileSystem.makeDirectories(FileSystem.directory(of: path))
         let lock = try FileLock(path: path + ".lock")
         defer { withExtendedLifetime(lock) {} }
@@ -135,6 +137,7 @@ public final class FileStore: SecretStore {
             records = []
             envelope = nil
         }
+        defer { for index in records.indices { wipe(&records[index].value) } }
         guard try change(&records) else { return }
         records.sort { $0.name < $1.name }
         var document = VaultDocument.encode(records)
@@ -179,7 +182,18 @@ public final class FileStore: SecretStore {
                     throw VaultError(
                         .damaged, "\(path) is damaged: its header changed since vault wrote it, and no key opens it")
                 }
-                throw VaultError(.cannotUnlock, "the key from \(keys.origin) does not unlock \(path)")
+                let types = file.flatMap { try? Age.stanzaTypes(of: $0) } ?? []
+                let usable = types.filter { $0 == "X25519" || $0 == "scrypt" }
+                if file != nil, usable.isEmpty {
+                    // No key vault accepts could open it: a wrong-key status would only invite retries.
+                    throw VaultError(
+                        .damaged,
+                        "\(path) is not a vault file: it is encrypted only to recipient types vault cannot use (vault uses age X25519 keys and passphrases)"
+                    )
+                }
+                let kind = usable == ["scrypt"] ? "a passphrase" : "\(usable.count) age public key(s)"
+                throw VaultError(
+                    .cannotUnlock, "the key from \(keys.origin) does not unlock \(path) (it is encrypted to \(kind))")
             case .invalidKey:
                 throw VaultError(.cannotUnlock, "\(keys.origin): \(error.message)")
             case .header, .hmac, .payload, .armor, .workFactor:

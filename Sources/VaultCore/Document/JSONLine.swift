@@ -167,6 +167,22 @@ enum JSONLine {
         out.append(0x22)
     }
 
+    /// A key read from a document, quoted for an error message: at most 40 characters, with
+    /// control, format and line-separator characters escaped, so that a hostile file can neither
+    /// break the one-line message, flood the terminal, nor send it escape sequences.
+    static func shown(_ key: String) -> String {
+        var out = "'"
+        for scalar in key.unicodeScalars.prefix(40) {
+            switch scalar.properties.generalCategory {
+            case .control, .format, .lineSeparator, .paragraphSeparator:
+                out += "\\u{\(String(scalar.value, radix: 16))}"
+            default:
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + (key.unicodeScalars.count > 40 ? "...'" : "'")
+    }
+
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
     private static func hexDigit(_ b: UInt8) -> UInt8? {

@@ -77,6 +77,7 @@ public struct StoreFactory {
         let requested = try requestedBackend()
         guard requested == .auto else { return requested }
         if options.file != nil || value("VAULT_FILE") != nil { return .file }
+        _ = try timeout()  // a bad VAULT_TIMEOUT is a usage error, not a reason to fall back to the file
         return secretServiceProblem() == nil ? .secretService : .file
     }
 
@@ -206,6 +207,10 @@ extension StoreFactory {
     public func recipients(publicKeys: [String], files: [String]) throws(VaultError) -> [AgeRecipient] {
         var recipients: [AgeRecipient] = []
         for key in publicKeys {
+            if key.uppercased().hasPrefix("AGE-SECRET-KEY-") {
+                // Never echo it: a secret key on a command line is already one leak too many.
+                throw VaultError(.usage, "--recipient was given an age secret key; give its public key (age-keygen -y)")
+            }
             do {
                 recipients.append(.x25519(try X25519Recipient(key)))
             } catch {

@@ -34,7 +34,7 @@ extension CommandSpec {
             } else {
                 value = try StandardIO.readAll(limit: Vault.maximumValueSize)
             }
-            defer { value.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+            defer { StandardIO.wipe(&value) }
             try invocation.vault().set(name, value: value, expires: expires)
             return ExitStatus.success
         })
@@ -51,7 +51,7 @@ extension CommandSpec {
         run: { (invocation) throws(VaultError) in
             let name = try invocation.name()
             var record = try invocation.vault().get(name, allowExpired: invocation.flag("allow-expired"))
-            defer { record.value.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+            defer { StandardIO.wipe(&record.value) }
             try StandardIO.write(record.value, to: 1)
             if StandardIO.isTerminal(1), record.value.last != 0x0A { try StandardIO.write([0x0A], to: 1) }
             return ExitStatus.success
