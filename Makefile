@@ -8,13 +8,19 @@
 PREFIX ?= /usr/local
 DESTDIR ?=
 SWIFT ?= swift
+SWIFTC ?= swiftc
 FUZZ_SECONDS ?= 60
+# The short fuzz run of `make test` (CI): seconds per fuzz target.
+FUZZ_SMOKE_SECONDS ?= 12
 
 # Debian packages: libsecret's headers for the shim (the binary loads libsecret at run time);
 # g++ for the static libstdc++ of the release build.
 BUILD_PACKAGES = libsecret-1-dev pkg-config g++
-# Peers and a private Secret Service for the tests; python3 inflates the zlib test vectors.
-TEST_PACKAGES = $(BUILD_PACKAGES) age libsecret-tools gnome-keyring dbus python3 python3-keyring
+# Peers and a private Secret Service for the tests; python3 inflates the zlib test vectors;
+# zsh, fish and groff check the completion scripts and the man page; strace injects SIGKILL at
+# each system call of a write (crash-safety tests); util-linux has setpriv.
+TEST_PACKAGES = $(BUILD_PACKAGES) age libsecret-1-0 libsecret-tools gnome-keyring dbus libglib2.0-bin python3 \
+	python3-keyring python3-dbus gcc binutils zsh fish groff-base strace util-linux
 BENCH_PACKAGES = $(TEST_PACKAGES) hyperfine pass gnupg gnuplot-nox
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -37,7 +43,7 @@ define apt_install
 	fi
 endef
 
-.PHONY: all build build-deps test-deps bench-deps install uninstall test lint bench fuzz clean
+.PHONY: all build build-deps test-deps bench-deps install uninstall test lint bench fuzz fuzz-build clean
 
 all: build
 
@@ -66,9 +72,46 @@ uninstall:
 # The whole suite runs inside a private D-Bus session with an unlocked gnome-keyring and a
 # throwaway HOME (Tests/with-keyring.sh). VAULT_TEST_KEYRING=1 makes a missing keyring a failure.
 test: test-deps
+	$(MAKE) fuzz FUZZ_SECONDS=$(FUZZ_SMOKE_SECONDS)
 	$(SWIFT) build --build-tests
 	VAULT_BINARY="$$($(SWIFT) build --show-bin-path)/vault" VAULT_TEST_KEYRING=1 \
 		dbus-run-session -- sh Tests/with-keyring.sh $(SWIFT) test --skip-build
+
+# Fuzzing with libFuzzer, which ships with the Swift toolchain (swiftc -sanitize=fuzzer). No flags
+# go into Package.swift: VaultCore and its dependencies are built with coverage in their own build
+# folder, then each entry point in Tests/Fuzz is linked against them together with
+# Tests/VaultCoreTests/FuzzHarness.swift (the checks FuzzRegressionTests replays in `swift test`).
+# New inputs go to $(FUZZ_BUILD)/corpus-*; a crash stops the run and leaves its input in
+# $(FUZZ_BUILD)/crash-*: fix the bug, then add the input to Tests/Fuzz/Regressions/<target>/.
+FUZZ_BUILD = .build-fuzz
+FUZZ_TARGETS = age document
+FUZZ_DEBUG = $(FUZZ_BUILD)/debug
+
+fuzz-build:
+	$(SWIFT) build --build-path $(FUZZ_BUILD) --target VaultCore -Xswiftc -sanitize=fuzzer
+	@find $(FUZZ_DEBUG)/ -path '*.build/*' -name '*.o' ! -path '*/vault.build/*' ! -path '*Tests.build/*' \
+		! -path '*/VaultTestSupport.build/*' ! -path '*/CVaultProcess.build/*' ! -path '*/vaultPackage*' \
+		| sed 's/.*/"&"/' >$(FUZZ_BUILD)/objects.rsp; \
+	maps=$$(find $(FUZZ_DEBUG)/ -path '*.build/*' -name module.modulemap ! -path '*Tests*' ! -path '*/vaultPackage*' \
+		| sed 's/^/-Xcc -fmodule-map-file=/'); \
+	for target in $(FUZZ_TARGETS); do \
+		echo "linking $(FUZZ_BUILD)/fuzz-$$target"; \
+		$(SWIFTC) -sanitize=fuzzer -parse-as-library -module-name VaultFuzz -I $(FUZZ_DEBUG)/Modules $$maps \
+			Tests/Fuzz/$$(echo $$target | sed 's/^./\u&/')Fuzzer.swift Tests/VaultCoreTests/FuzzHarness.swift \
+			@$(FUZZ_BUILD)/objects.rsp -ldl -o $(FUZZ_BUILD)/fuzz-$$target || exit 1; \
+	done
+
+fuzz: fuzz-build
+	@for target in $(FUZZ_TARGETS); do \
+		mkdir -p $(FUZZ_BUILD)/corpus-$$target; \
+		echo "fuzzing $$target for $(FUZZ_SECONDS) s"; \
+		SWIFT_BACKTRACE=enable=no $(FUZZ_BUILD)/fuzz-$$target -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+			-print_final_stats=1 -artifact_prefix=$(FUZZ_BUILD)/crash-$$target- \
+			$(FUZZ_BUILD)/corpus-$$target Tests/Fuzz/Corpus/$$target Tests/Fuzz/Regressions/$$target \
+			2>$(FUZZ_BUILD)/fuzz-$$target.log \
+			|| { tail -n 40 $(FUZZ_BUILD)/fuzz-$$target.log; echo "fuzz-$$target found a crash: $(FUZZ_BUILD)/crash-$$target-*"; exit 1; }; \
+		grep -E '^(Done|stat::number_of_executed_units|stat::peak_rss_mb)' $(FUZZ_BUILD)/fuzz-$$target.log; \
+	done
 
 lint:
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests

@@ -29,7 +29,8 @@ static char *copy_reason(const char *prefix, const char *reason) {
     const char *text = reason != NULL ? reason : "unknown error";
     size_t size = strlen(prefix) + strlen(text) + 1;
     char *out = malloc(size);
-    if (out != NULL) snprintf(out, size, "%s%s", prefix, text);
+    if (out == NULL) abort();  // as GLib does; NULL would read as "loaded"
+    snprintf(out, size, "%s%s", prefix, text);
     return out;
 }
 
@@ -100,10 +101,13 @@ void CVaultSecret_ErrorFree(CVaultSecret_Error *_Nullable error) {
 
 bool CVaultSecret_SessionBusConnect(
     CVaultSecret_Deadline *_Nonnull deadline, CVaultSecret_Error *_Nullable *_Nonnull error) {
-    // g_bus_get_sync returns (and caches) the shared connection; we only need to know it works.
+    // g_bus_get_sync returns the process's shared session connection, which libsecret then
+    // uses too. By default GLib ends the process when that connection closes; a library must
+    // not, so turn that off: a lost bus becomes an error of the next call instead.
     struct CVaultSecret_GDBusConnection *connection =
         fn.g_bus_get_sync(CVAULTSECRET_G_BUS_TYPE_SESSION, CANCELLABLE(deadline), GERROR_OUT(error));
     if (connection == NULL) return false;
+    fn.g_dbus_connection_set_exit_on_close(connection, 0);
     fn.g_object_unref(connection);
     return true;
 }
@@ -204,7 +208,8 @@ CVaultSecret_Item *_Nullable CVaultSecret_ItemCreate(
 bool CVaultSecret_ItemSetSecret(
     CVaultSecret_Item *_Nonnull item, CVaultSecret_Value *_Nonnull value,
     CVaultSecret_Deadline *_Nonnull deadline, CVaultSecret_Error *_Nullable *_Nonnull error) {
-    return fn.secret_item_set_secret_sync(AS_ITEM(item), AS_VALUE(value), CANCELLABLE(deadline), GERROR_OUT(error));
+    return fn.secret_item_set_secret_sync(
+        AS_ITEM(item), AS_VALUE(value), CANCELLABLE(deadline), GERROR_OUT(error));
 }
 
 bool CVaultSecret_ItemSetAttributes(
@@ -248,7 +253,8 @@ CVaultSecret_Value *_Nullable CVaultSecret_ValueNew(
     char *secret = (char *)header + offsetof(SecretHeader, align);
     if (length > 0) memcpy(secret, bytes, length);
     secret[length] = '\0';  // libsecret's text helpers expect a terminator; it is not counted
-    return (CVaultSecret_Value *)fn.secret_value_new_full(secret, (ptrdiff_t)length, contentType, wipe_and_free_copy);
+    return (CVaultSecret_Value *)fn.secret_value_new_full(
+        secret, (ptrdiff_t)length, contentType, wipe_and_free_copy);
 }
 
 const uint8_t *_Nonnull CVaultSecret_ValueBytes(CVaultSecret_Value *_Nonnull value, size_t *_Nonnull length) {
@@ -270,7 +276,9 @@ void CVaultSecret_ValueWipeAndUnref(CVaultSecret_Value *_Nullable value) {
 // MARK: Attributes
 
 CVaultSecret_Attributes *_Nonnull CVaultSecret_AttributesNew(void) {
-    return (CVaultSecret_Attributes *)fn.g_hash_table_new_full(fn.g_str_hash, fn.g_str_equal, fn.g_free, fn.g_free);
+    // Keys and values are g_strdup'ed copies that the table frees.
+    return (CVaultSecret_Attributes *)fn.g_hash_table_new_full(
+        fn.g_str_hash, fn.g_str_equal, fn.g_free, fn.g_free);
 }
 
 void CVaultSecret_AttributesSet(
@@ -278,7 +286,8 @@ void CVaultSecret_AttributesSet(
     fn.g_hash_table_insert(AS_TABLE(attributes), fn.g_strdup(name), fn.g_strdup(value));
 }
 
-const char *_Nullable CVaultSecret_AttributesGet(CVaultSecret_Attributes *_Nonnull attributes, const char *_Nonnull name) {
+const char *_Nullable CVaultSecret_AttributesGet(
+    CVaultSecret_Attributes *_Nonnull attributes, const char *_Nonnull name) {
     return fn.g_hash_table_lookup(AS_TABLE(attributes), name);
 }
 

@@ -9,7 +9,6 @@
 // long as the operation: CVaultSecret_DeadlineFinish wakes and joins it.
 #define _GNU_SOURCE
 #include <errno.h>
-#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <time.h>
@@ -48,9 +47,9 @@ CVaultSecret_Deadline *_Nullable CVaultSecret_DeadlineStart(double seconds) {
     CVaultSecret_Deadline *deadline = calloc(1, sizeof *deadline);
     if (deadline == NULL) return NULL;
     clock_gettime(CLOCK_MONOTONIC, &deadline->until);
-    double whole = floor(seconds);
-    deadline->until.tv_sec += (time_t)whole;
-    deadline->until.tv_nsec += (long)((seconds - whole) * 1e9);
+    time_t whole = (time_t)seconds;  // seconds >= 0: truncation is floor
+    deadline->until.tv_sec += whole;
+    deadline->until.tv_nsec += (long)((seconds - (double)whole) * 1e9);
     if (deadline->until.tv_nsec >= 1000000000L) {
         deadline->until.tv_sec += 1;
         deadline->until.tv_nsec -= 1000000000L;
@@ -80,7 +79,8 @@ CVaultSecret_Deadline *_Nullable CVaultSecret_DeadlineStart(double seconds) {
     return deadline;
 }
 
-struct CVaultSecret_GCancellable *_Nonnull CVaultSecret_DeadlineCancellable(CVaultSecret_Deadline *_Nonnull deadline) {
+struct CVaultSecret_GCancellable *_Nonnull CVaultSecret_DeadlineCancellable(
+    CVaultSecret_Deadline *_Nonnull deadline) {
     return deadline->cancellable;
 }
 

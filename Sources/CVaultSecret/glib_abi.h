@@ -6,7 +6,8 @@
 // Tests/VaultCoreTests/SecretServiceABITests.swift, which compiles a C program against the
 // real headers (`pkg-config --cflags libsecret-1`) with CVAULTSECRET_ABI_CHECK defined:
 //   - every struct copied here has the size and field offsets of the real one, every enum
-//     value used here has the real value, and every stand-in type has the real size;
+//     value used here has the real value, and every CVAULTSECRET_STANDIN_* type is compatible
+//     with the GLib type it stands for;
 //   - with CVAULTSECRET_ABI_CHECK, each CVAULTSECRET_T_* type below names the real type, and
 //     every prototype in CVAULTSECRET_FUNCTIONS is compared with the real function's type
 //     (`__builtin_types_compatible_p`), so a wrong argument or return type fails to compile.
@@ -37,6 +38,22 @@ typedef struct CVaultSecret_GListLayout {
 #define CVAULTSECRET_SECRET_COLLECTION_NONE 0u         // SECRET_COLLECTION_NONE
 #define CVAULTSECRET_SECRET_ITEM_CREATE_NONE 0u        // SECRET_ITEM_CREATE_NONE: never replace
 #define CVAULTSECRET_G_BUS_TYPE_SESSION 2              // G_BUS_TYPE_SESSION
+
+// Stand-ins for GLib's scalar and callback types (the check compares each with the real one).
+#define CVAULTSECRET_STANDIN_gboolean int
+#define CVAULTSECRET_STANDIN_guint unsigned int
+#define CVAULTSECRET_STANDIN_guint64 uint64_t
+#define CVAULTSECRET_STANDIN_gsize size_t
+#define CVAULTSECRET_STANDIN_gssize ptrdiff_t
+#define CVAULTSECRET_STANDIN_GQuark uint32_t
+#define CVAULTSECRET_STANDIN_GBusType int
+#define CVAULTSECRET_STANDIN_SecretServiceFlags unsigned int
+#define CVAULTSECRET_STANDIN_SecretCollectionFlags unsigned int
+#define CVAULTSECRET_STANDIN_SecretSearchFlags unsigned int
+#define CVAULTSECRET_STANDIN_SecretItemCreateFlags unsigned int
+#define CVAULTSECRET_STANDIN_GHashFunc unsigned int (*)(const void *)
+#define CVAULTSECRET_STANDIN_GEqualFunc int (*)(const void *, const void *)
+#define CVAULTSECRET_STANDIN_GDestroyNotify void (*)(void *)
 
 #ifdef CVAULTSECRET_ABI_CHECK
 // The checking program includes <libsecret/secret.h> first and compares against real types.
@@ -84,20 +101,20 @@ struct CVaultSecret_SecretSchema;
 #define CVAULTSECRET_T_SecretItem struct CVaultSecret_SecretItem
 #define CVAULTSECRET_T_SecretValue struct CVaultSecret_SecretValue
 #define CVAULTSECRET_T_SecretSchema struct CVaultSecret_SecretSchema
-#define CVAULTSECRET_T_gboolean int
-#define CVAULTSECRET_T_guint unsigned int
-#define CVAULTSECRET_T_guint64 uint64_t
-#define CVAULTSECRET_T_gsize size_t
-#define CVAULTSECRET_T_gssize ptrdiff_t
-#define CVAULTSECRET_T_GQuark uint32_t
-#define CVAULTSECRET_T_GBusType int
-#define CVAULTSECRET_T_SecretServiceFlags unsigned int
-#define CVAULTSECRET_T_SecretCollectionFlags unsigned int
-#define CVAULTSECRET_T_SecretSearchFlags unsigned int
-#define CVAULTSECRET_T_SecretItemCreateFlags unsigned int
-#define CVAULTSECRET_T_GHashFunc unsigned int (*)(const void *)
-#define CVAULTSECRET_T_GEqualFunc int (*)(const void *, const void *)
-#define CVAULTSECRET_T_GDestroyNotify void (*)(void *)
+#define CVAULTSECRET_T_gboolean CVAULTSECRET_STANDIN_gboolean
+#define CVAULTSECRET_T_guint CVAULTSECRET_STANDIN_guint
+#define CVAULTSECRET_T_guint64 CVAULTSECRET_STANDIN_guint64
+#define CVAULTSECRET_T_gsize CVAULTSECRET_STANDIN_gsize
+#define CVAULTSECRET_T_gssize CVAULTSECRET_STANDIN_gssize
+#define CVAULTSECRET_T_GQuark CVAULTSECRET_STANDIN_GQuark
+#define CVAULTSECRET_T_GBusType CVAULTSECRET_STANDIN_GBusType
+#define CVAULTSECRET_T_SecretServiceFlags CVAULTSECRET_STANDIN_SecretServiceFlags
+#define CVAULTSECRET_T_SecretCollectionFlags CVAULTSECRET_STANDIN_SecretCollectionFlags
+#define CVAULTSECRET_T_SecretSearchFlags CVAULTSECRET_STANDIN_SecretSearchFlags
+#define CVAULTSECRET_T_SecretItemCreateFlags CVAULTSECRET_STANDIN_SecretItemCreateFlags
+#define CVAULTSECRET_T_GHashFunc CVAULTSECRET_STANDIN_GHashFunc
+#define CVAULTSECRET_T_GEqualFunc CVAULTSECRET_STANDIN_GEqualFunc
+#define CVAULTSECRET_T_GDestroyNotify CVAULTSECRET_STANDIN_GDestroyNotify
 #endif
 
 // Every function the shim resolves with dlsym: X(return type, name, (parameter types)).
@@ -122,6 +139,8 @@ struct CVaultSecret_SecretSchema;
     X(void, g_cancellable_cancel, (CVAULTSECRET_T_GCancellable *))                             \
     X(CVAULTSECRET_T_GDBusConnection *, g_bus_get_sync,                                        \
       (CVAULTSECRET_T_GBusType, CVAULTSECRET_T_GCancellable *, CVAULTSECRET_T_GError **))      \
+    X(void, g_dbus_connection_set_exit_on_close,                                               \
+      (CVAULTSECRET_T_GDBusConnection *, CVAULTSECRET_T_gboolean))                             \
     X(CVAULTSECRET_T_SecretService *, secret_service_get_sync,                                 \
       (CVAULTSECRET_T_SecretServiceFlags, CVAULTSECRET_T_GCancellable *, CVAULTSECRET_T_GError **)) \
     X(CVAULTSECRET_T_SecretCollection *, secret_collection_for_alias_sync,                     \

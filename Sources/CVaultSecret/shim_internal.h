@@ -14,7 +14,9 @@ CVAULTSECRET_INTERNAL struct CVaultSecret_GCancellable *_Nonnull CVaultSecret_De
 // GLib's GCancellable through the loaded library (CVaultSecret.c). New returns a reference
 // that the caller releases with Unref; Cancel may be called from any thread.
 CVAULTSECRET_INTERNAL struct CVaultSecret_GCancellable *_Nonnull CVaultSecret_CancellableNew(void);
-CVAULTSECRET_INTERNAL void CVaultSecret_CancellableCancel(struct CVaultSecret_GCancellable *_Nonnull cancellable);
-CVAULTSECRET_INTERNAL void CVaultSecret_CancellableUnref(struct CVaultSecret_GCancellable *_Nonnull cancellable);
+CVAULTSECRET_INTERNAL void CVaultSecret_CancellableCancel(
+    struct CVaultSecret_GCancellable *_Nonnull cancellable);
+CVAULTSECRET_INTERNAL void CVaultSecret_CancellableUnref(
+    struct CVaultSecret_GCancellable *_Nonnull cancellable);
 
 #endif

@@ -44,6 +44,9 @@ public enum Age {
         _ plaintext: [UInt8], to recipients: [AgeRecipient]
     ) throws(AgeError) -> (file: [UInt8], envelope: AgeEnvelope) {
         guard !recipients.isEmpty else { throw .invalidKey("no recipients to encrypt to") }
+        guard recipients.count <= Header.maximumStanzas else {
+            throw .invalidKey("\(recipients.count) recipients; a file may have at most \(Header.maximumStanzas)")
+        }
         let fileKey = SymmetricKey(size: SymmetricKeySize(bitCount: KeyWrap.fileKeySize * 8))
         var stanzas: [Stanza] = []
         for recipient in recipients {

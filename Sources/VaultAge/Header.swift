@@ -16,6 +16,13 @@ struct Header {
     /// Base64 columns per body line; a stanza body ends with the first shorter line.
     static let columnsPerLine = 64
     static let bytesPerLine = columnsPerLine / 4 * 3
+    /// The largest header read, version line through MAC line (docs/file-format.md, "Limits").
+    ///
+    /// A hostile file cannot make the parser scan, copy or keep more than this, however long its
+    /// lines are; real headers are a few hundred bytes per recipient.
+    static let maximumSize = 1 << 20
+    /// The most recipient stanzas a header may hold: each X25519 stanza costs a key agreement to try.
+    static let maximumStanzas = 1024
 
     var stanzas: [Stanza]
     /// The MAC from the closing line.
@@ -27,7 +34,7 @@ struct Header {
 
     /// Parses the header at the start of `file`, enforcing the v1 grammar exactly.
     static func parse(_ file: [UInt8]) throws(AgeError) -> Header {
-        var reader = LineReader(bytes: file)
+        var reader = LineReader(bytes: file, limit: maximumSize)
         guard let version = reader.nextLine() else {
             throw .header(file.isEmpty ? "empty file" : "not an age file: no version line")
         }
@@ -38,12 +45,15 @@ struct Header {
         var stanzas: [Stanza] = []
         while true {
             let lineStart = reader.offset
-            guard let line = reader.nextLine() else { throw .header("header ends before its MAC line") }
+            guard let line = reader.nextLine() else { throw reader.endError("header ends before its MAC line") }
             if line.starts(with: "---".utf8) {
                 let mac = try parseMACLine(line)
                 guard !stanzas.isEmpty else { throw .header("header has no recipient stanzas") }
                 return Header(
                     stanzas: stanzas, mac: mac, macInput: file[..<(lineStart + 3)], length: reader.offset)
+            }
+            guard stanzas.count < maximumStanzas else {
+                throw .header("header has more than \(maximumStanzas) recipient stanzas")
             }
             stanzas.append(try parseStanza(argumentLine: line, stanzaNumber: stanzas.count + 1, reader: &reader))
         }
@@ -111,7 +121,10 @@ struct Header {
         var body: [UInt8] = []
         while true {
             guard let bodyLine = reader.nextLine() else {
-                throw .header("stanza \(stanzaNumber): header ends inside the stanza body")
+                throw reader.endError("stanza \(stanzaNumber): header ends inside the stanza body")
+            }
+            guard bodyLine.count <= columnsPerLine else {
+                throw .header("stanza \(stanzaNumber): body line longer than \(columnsPerLine) columns")
             }
             guard let decoded = Base64.decodeUnpadded(bodyLine) else {
                 throw .header(
@@ -128,17 +141,32 @@ struct Header {
 }
 
 /// Splits bytes into LF-terminated lines; a line without its LF is not returned.
+///
+/// Never looks past the first `limit` bytes, so a header line of any length costs at most `limit`.
 struct LineReader {
     let bytes: [UInt8]
+    let limit: Int
     private(set) var offset = 0
 
-    init(bytes: [UInt8]) { self.bytes = bytes }
+    init(bytes: [UInt8], limit: Int = .max) {
+        self.bytes = bytes
+        self.limit = limit
+    }
 
-    /// The next line without its LF, or nil when no complete line is left.
+    /// Whether the reader stopped because the next line would end past `limit`.
+    var hitLimit: Bool { bytes.count > limit && bytes[offset..<limit].firstIndex(of: UInt8(ascii: "\n")) == nil }
+
+    /// The next line without its LF, or nil when no complete line is left within `limit`.
     mutating func nextLine() -> ArraySlice<UInt8>? {
-        guard let end = bytes[offset...].firstIndex(of: UInt8(ascii: "\n")) else { return nil }
+        let window = bytes[offset..<min(bytes.count, limit)]
+        guard let end = window.firstIndex(of: UInt8(ascii: "\n")) else { return nil }
         let line = bytes[offset..<end]
         offset = end + 1
         return line
+    }
+
+    /// The error for a header that ends early: `message`, or the size limit if that is what stopped it.
+    func endError(_ message: String) -> AgeError {
+        hitLimit ? .header("header is larger than \(limit) bytes (the limit)") : .header(message)
     }
 }

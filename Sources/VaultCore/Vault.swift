@@ -5,7 +5,7 @@
 public final class Vault {
     /// The store secrets are kept in.
     public let store: any SecretStore
-    private let now: () -> Timestamp
+    let now: () -> Timestamp
 
     /// The largest value `set` accepts, in bytes (1 MiB).
     public static let maximumValueSize = 1 << 20

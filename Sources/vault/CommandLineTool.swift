@@ -5,9 +5,11 @@ enum CommandLineTool {
     /// Parses and runs `arguments`. The environment is read only once a command needs it, so
     /// `--version` and help never pay for copying it.
     static func run(
-        arguments: [String], environment: @autoclosure () -> [String: String] = ProcessEnvironment.all()
+        arguments: [String], environment: @autoclosure () -> [String: String] = ProcessEnvironment.all(),
+        encodingProblem: VaultError? = nil
     ) -> Int32 {
         do throws(VaultError) {
+            if let encodingProblem { throw encodingProblem }
             let parsed = try parseCommandLine(arguments)
             if parsed.version, parsed.command == nil {
                 StandardIO.print("vault \(versionString)\n")

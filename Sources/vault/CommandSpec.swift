@@ -39,7 +39,8 @@ struct CommandSpec: Sendable {
 
     /// Every command, in the order `vault help` lists them.
     static let all: [CommandSpec] = [
-        .set, .get, .rm, .ls, .initialize, .doctor, .help, .version,
+        .set, .get, .rm, .ls, .show, .exec, .importSecrets, .exportSecrets, .initialize, .rekey, .migrate, .doctor,
+        .completion, .help, .version,
     ]
 
     /// The options every command accepts.

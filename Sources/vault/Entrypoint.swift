@@ -7,6 +7,7 @@
 enum Entrypoint {
     static func main() {
         Hygiene.apply()
-        exit(CommandLineTool.run(arguments: Array(CommandLine.arguments.dropFirst())))
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        exit(CommandLineTool.run(arguments: arguments, encodingProblem: ProcessEnvironment.encodingProblem()))
     }
 }

@@ -1,3 +1,5 @@
+import VaultCore
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -19,5 +21,40 @@ enum ProcessEnvironment {
             result[name] = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[(equals + 1)...]), as: UTF8.self)
         }
         return result
+    }
+
+    /// The variables vault reads whose bytes must be kept exactly (names, paths, passphrases).
+    static func isChecked(_ name: String) -> Bool {
+        name.hasPrefix("VAULT_") || name == "HOME" || name == "XDG_DATA_HOME"
+    }
+
+    /// Whether an `environ` entry may be a checked variable: `VAULT_…`, `HOME=` or `XDG_DATA_HOME=`.
+    private static func startsWithCheckedName(_ entry: UnsafePointer<CChar>) -> Bool {
+        strncmp(entry, "VAULT_", 6) == 0 || strncmp(entry, "HOME=", 5) == 0 || strncmp(entry, "XDG_DATA_HOME=", 14) == 0
+    }
+
+    /// An error for the first argument or checked variable that is not valid UTF-8, if any.
+    ///
+    /// Swift repairs invalid UTF-8 to U+FFFD when it makes a `String`, so `caf\xe9` and `caf\xe8`
+    /// would name the same secret, and every invalid byte of a passphrase would count the same.
+    static func encodingProblem() -> VaultError? {
+        for index in 1..<Int(CommandLine.argc) {
+            if let argument = CommandLine.unsafeArgv[index], String(validatingCString: argument) == nil {
+                return VaultError(.usage, "argument \(index) is not valid UTF-8; names, options and paths are UTF-8")
+            }
+        }
+        var pointer = environ
+        while let entry = pointer.pointee {
+            pointer += 1
+            // Only checked variables matter, and their names are ASCII: look at the name's bytes
+            // first, and validate (which copies) only the few entries it can concern.
+            guard startsWithCheckedName(entry), String(validatingCString: entry) == nil else { continue }
+            let text = String(cString: entry)  // repaired, for the name only
+            let name = String(text.prefix { $0 != "=" })
+            if isChecked(name) {
+                return VaultError(.usage, "\(name) is not valid UTF-8; vault takes UTF-8 (use a file for other bytes)")
+            }
+        }
+        return nil
     }
 }

@@ -7,10 +7,24 @@ import VaultCore
 enum StandardIO {
     /// Writes all of `bytes` to a descriptor, retrying short writes and `EINTR`.
     static func write(_ bytes: some Collection<UInt8>, to fd: Int32) throws(VaultError) {
-        let array = Array(bytes)
+        // Writes from the caller's storage when it is contiguous (a secret value), so that no
+        // unwiped copy of it is made here.
+        var failure: VaultError?
+        let direct: Void? = bytes.withContiguousStorageIfAvailable { buffer in
+            do throws(VaultError) { try write(UnsafeRawBufferPointer(buffer), to: fd) } catch { failure = error }
+        }
+        if direct == nil {
+            Array(bytes).withUnsafeBytes { buffer in
+                do throws(VaultError) { try write(buffer, to: fd) } catch { failure = error }
+            }
+        }
+        if let failure { throw failure }
+    }
+
+    private static func write(_ buffer: UnsafeRawBufferPointer, to fd: Int32) throws(VaultError) {
         var offset = 0
-        while offset < array.count {
-            let n = array.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+        while offset < buffer.count {
+            let n = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
             if n < 0 {
                 if errno == EINTR { continue }
                 throw VaultError(.other, "cannot write output: \(String(cString: strerror(errno)))")
@@ -24,28 +38,63 @@ enum StandardIO {
     }
 
     /// Prints `vault: message` as one line on stderr.
+    ///
+    /// Line breaks become spaces and other control characters `?`, whatever a message quotes, so
+    /// that nothing read from a file or the environment can send escape sequences to the terminal.
     static func error(_ message: String) {
-        let line = message.map { $0 == "\n" || $0 == "\r" ? " " : $0 }
-        try? write("vault: \(String(line))\n".utf8, to: 2)
-    }
-
-    /// Reads all of stdin; more than `limit` bytes is a usage error.
-    static func readAll(limit: Int) throws(VaultError) -> [UInt8] {
-        var buffer: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65_536)
-        defer { chunk.withUnsafeMutableBytes { explicit_bzero($0.baseAddress!, $0.count) } }
-        while true {
-            let n = chunk.withUnsafeMutableBytes { Glibc.read(0, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw VaultError(.other, "cannot read standard input: \(String(cString: strerror(errno)))")
-            }
-            if n == 0 { return buffer }
-            buffer.append(contentsOf: chunk[..<n])
-            if buffer.count > limit {
-                throw VaultError(.usage, "the value on standard input is larger than \(limit) bytes (the limit is 1 MiB)")
+        var line = "vault: "
+        for scalar in message.unicodeScalars {
+            switch scalar {
+            case "\n", "\r", "\u{2028}", "\u{2029}": line += " "
+            case _ where scalar.properties.generalCategory == .control: line += "?"
+            default: line.unicodeScalars.append(scalar)
             }
         }
+        try? write((line + "\n").utf8, to: 2)
+    }
+
+    /// Reads all of stdin; more than `limit` bytes is a usage error saying `tooLarge`.
+    ///
+    /// Reads straight into a buffer that grows by copying into a larger one and wiping the old,
+    /// so no copy of the value is left behind in freed memory; the buffer is wiped on failure.
+    /// It starts at 1 MiB + 1 bytes (a `set` value never needs more), so a large `limit` (import)
+    /// costs only what is read.
+    static func readAll(
+        limit: Int,
+        tooLarge: String = "the value on standard input is larger than 1048576 bytes (the limit is 1 MiB)"
+    ) throws(VaultError) -> [UInt8] {
+        var buffer = [UInt8](repeating: 0, count: min(limit, 1 << 20) + 1)
+        var count = 0
+        while count <= limit {
+            if count == buffer.count {
+                var larger = [UInt8](repeating: 0, count: min(buffer.count * 2, limit + 1))
+                larger.withUnsafeMutableBytes { target in
+                    buffer.withUnsafeBytes { target.baseAddress!.copyMemory(from: $0.baseAddress!, byteCount: count) }
+                }
+                wipe(&buffer)
+                buffer = larger
+            }
+            let n = buffer.withUnsafeMutableBytes { Glibc.read(0, $0.baseAddress! + count, $0.count - count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                let code = errno
+                wipe(&buffer)
+                throw VaultError(.other, "cannot read standard input: \(String(cString: strerror(code)))")
+            }
+            if n == 0 { break }
+            count += n
+        }
+        guard count <= limit else {
+            wipe(&buffer)
+            throw VaultError(.usage, tooLarge)
+        }
+        buffer.removeSubrange(count...)  // keeps the storage: nothing is copied
+        return buffer
+    }
+
+    /// Overwrites a buffer that held a secret.
+    static func wipe(_ bytes: inout [UInt8]) {
+        bytes.withUnsafeMutableBytes { if let base = $0.baseAddress { explicit_bzero(base, $0.count) } }
     }
 
     static func isTerminal(_ fd: Int32) -> Bool { isatty(fd) == 1 }

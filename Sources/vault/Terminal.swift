@@ -27,6 +27,7 @@ enum Terminal {
             EchoGuard.remove()
         }
         var line: [UInt8] = []
+        line.reserveCapacity(4096)  // typed secrets fit, so no reallocation leaves a copy behind
         var byte: UInt8 = 0
         while true {
             let n = read(fd, &byte, 1)
@@ -34,6 +35,7 @@ enum Terminal {
             if n <= 0 || byte == 0x0A { break }
             line.append(byte)
             if line.count > Vault.maximumValueSize {
+                StandardIO.wipe(&line)
                 throw VaultError(.usage, "the typed value is larger than 1 MiB")
             }
         }
@@ -44,10 +46,14 @@ enum Terminal {
     /// The prompt the library uses for passphrases; asks twice when `confirm` is set.
     static func passphrasePrompt(environment: [String: String]) -> PassphrasePrompt {
         return { (message: String, confirm: Bool) throws(VaultError) -> [UInt8]? in
-            guard let first = try ask(message, environment: environment) else { return nil }
+            guard var first = try ask(message, environment: environment) else { return nil }
             if confirm {
-                guard let second = try ask("Repeat the passphrase: ", environment: environment) else { return nil }
-                guard first == second else { throw VaultError(.cannotUnlock, "the two passphrases differ; nothing was changed") }
+                guard var second = try ask("Repeat the passphrase: ", environment: environment) else { return nil }
+                defer { StandardIO.wipe(&second) }
+                guard first == second else {
+                    StandardIO.wipe(&first)
+                    throw VaultError(.cannotUnlock, "the two passphrases differ; nothing was changed")
+                }
             }
             return first
         }

@@ -66,7 +66,7 @@ struct FileBackendTests {
         #expect(try vault.run(["ls", "--all"]).stdoutText == "github.com\tme\ngitlab.com\tme\nvault\tme\n")
         let json = try vault.run(["ls", "--json", "--service", "github.com"]).stdoutText
         #expect(json.hasPrefix("[\n  {\"service\":\"github.com\",\"account\":\"me\",\"created\":\""))
-        #expect(json.hasSuffix("\"expires\":null}\n]\n"))
+        #expect(json.hasSuffix("\"expires\":null,\"expired\":false}\n]\n"))
     }
 
     @Test("the vault file is created 0600 in a 0700 directory, whatever the umask")

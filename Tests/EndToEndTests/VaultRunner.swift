@@ -31,7 +31,7 @@ struct VaultRunner {
     /// The binary under test: `VAULT_BINARY` (set by `make test`), else the debug build.
     static var binary: String {
         if let path = ProcessInfo.processInfo.environment["VAULT_BINARY"], !path.isEmpty { return path }
-        return (packageRoot() ?? URL(fileURLWithPath: ".")).appendingPathComponent(".build/debug/vault").path
+        return Self.packageRoot.appendingPathComponent(".build/debug/vault").path
     }
 
     @discardableResult

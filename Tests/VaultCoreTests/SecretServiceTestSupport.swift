@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VaultTestSupport
 
 @testable import VaultCore
 
@@ -7,14 +8,13 @@ import Testing
 // running helper programs, and private D-Bus buses for the tests that need their own.
 
 /// Whether the tests can use the session's Secret Service, and what to do if not.
-enum Keyring {
+enum TestKeyring {
     /// Seconds for every Secret Service call in the tests.
     static let timeout = 10.0
 
     /// CI, and runs under Tests/with-keyring.sh, must have a keyring: there a missing one fails.
     static var required: Bool {
-        let environment = ProcessInfo.processInfo.environment
-        return environment["CI"] == "true" || environment["VAULT_TEST_KEYRING"] == "1"
+        isCI || ProcessInfo.processInfo.environment["VAULT_TEST_KEYRING"] == "1"
     }
 
     /// Why the session's Secret Service cannot be used, or nil if it can.
@@ -37,19 +37,21 @@ enum Keyring {
     static func requireTool(_ reason: String?, sourceLocation: SourceLocation = #_sourceLocation) throws {
         guard let reason else { return }
         if required {
-            let message =
-                "\(reason) (required because CI=true or VAULT_TEST_KEYRING=1; run the tests as "
-                + "`dbus-run-session -- Tests/with-keyring.sh swift test`)"
-            Issue.record(Comment(rawValue: message), sourceLocation: sourceLocation)
-            throw SkipTest()
+            throw Missing(
+                description: "\(reason) (required because CI=true or VAULT_TEST_KEYRING=1; run the tests as "
+                    + "`dbus-run-session -- Tests/with-keyring.sh swift test`)")
         }
-        // A cancelled parameterized case is not shown by the console reporter: say why here.
-        FileHandle.standardError.write(Data("note: skipping a Secret Service test: \(reason)\n".utf8))
+        // The console does not show a cancelled case of a parameterized test: say why here.
+        if Test.Case.current?.isParameterized == true {
+            FileHandle.standardError.write(Data("note: skipping a Secret Service test case: \(reason)\n".utf8))
+        }
         try Test.cancel("\(reason)", sourceLocation: sourceLocation)
     }
 
-    /// Ends a test whose failure is already recorded.
-    struct SkipTest: Error {}
+    /// A prerequisite that is missing where it is required: fails the test that throws it.
+    struct Missing: Error, CustomStringConvertible {
+        var description: String
+    }
 
     /// A service name no other run or test uses.
     static func uniqueService(_ purpose: String) -> String {
@@ -72,17 +74,17 @@ extension StoreFixture {
     /// process-wide lock lets one of them at a time use it; each run starts empty and
     /// deletes what it wrote.
     static let secretService: StoreFixture = {
-        let service = Keyring.uniqueService("contract")
+        let service = TestKeyring.uniqueService("contract")
         return StoreFixture(description: "secret-service", service: service) {
             secretServiceLock.wait()
             do {
-                try Keyring.require()
-                let store = try SecretServiceStore(timeout: Keyring.timeout)
-                Keyring.clean([service, service + "-other"])
+                try TestKeyring.require()
+                let store = try SecretServiceStore(timeout: TestKeyring.timeout)
+                TestKeyring.clean([service, service + "-other"])
                 return (
                     store,
                     {
-                        Keyring.clean([service, service + "-other"])
+                        TestKeyring.clean([service, service + "-other"])
                         secretServiceLock.signal()
                     }
                 )
@@ -94,4 +96,111 @@ extension StoreFixture {
     }()
 
     private static let secretServiceLock = DispatchSemaphore(value: 1)
+}
+
+/// Runs helper programs (secret-tool, python3, dbus-daemon) for the interop tests.
+///
+/// It uses posix_spawn and waitpid directly rather than Foundation's Process: children must
+/// start with no signals blocked (else a daemon ignores SIGTERM), and waiting must not race
+/// with Swift Testing's own reaping of exit-test children. Output goes to files, so no pipe
+/// can fill up and block a child.
+enum HelperProcess {
+    struct Result {
+        var status: Int32
+        var stdout: [UInt8]
+        var stderr: String
+        var text: String { String(decoding: stdout, as: UTF8.self) }
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// The program's path if it is installed.
+    static func find(_ name: String) -> String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        let directories = ["/usr/bin", "/bin"] + path.split(separator: ":").map(String.init)
+        return directories.map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    /// Starts a program in its own process group, stdin from `input`, stdout and stderr to files.
+    static func spawn(
+        _ executable: String, _ arguments: [String], environment: [String: String] = [:], input: String,
+        output: String, errors: String
+    ) throws -> pid_t {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, input, O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, errors, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t()
+        var all = sigset_t()
+        sigemptyset(&none)
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(
+            &attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
+        let merged = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        let envp = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { (argv + envp).forEach { free($0) } }
+        var pid: pid_t = 0
+        let status = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+        guard status == 0 else { throw Failure(description: "cannot start \(executable): errno \(status)") }
+        return pid
+    }
+
+    /// Waits up to `timeout` seconds for `pid` to exit; returns its exit status, or nil if it is
+    /// still running. A child killed by a signal reports 128 + the signal.
+    static func wait(_ pid: pid_t, timeout: Double) -> Int32? {
+        let deadline = Date().addingTimeInterval(timeout)
+        var status: Int32 = 0
+        while true {
+            let reaped = waitpid(pid, &status, WNOHANG)
+            if reaped == pid { return status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f) }
+            if reaped < 0 && errno != EINTR { return -1 }
+            if Date() >= deadline { return nil }
+            usleep(5_000)
+        }
+    }
+
+    /// Stops a child: SIGTERM, then SIGKILL if it has not exited within a few seconds.
+    static func stop(_ pid: pid_t) {
+        kill(pid, SIGTERM)
+        if wait(pid, timeout: 5) == nil {
+            kill(pid, SIGKILL)
+            _ = wait(pid, timeout: 5)
+        }
+    }
+
+    /// Runs a program to completion (killing it after `timeout` seconds).
+    static func run(
+        _ executable: String, _ arguments: [String], stdin: [UInt8]? = nil, environment: [String: String] = [:],
+        timeout: Double = 30
+    ) throws -> Result {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vault-tool-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let input = directory.appendingPathComponent("stdin")
+        let output = directory.appendingPathComponent("stdout")
+        let errors = directory.appendingPathComponent("stderr")
+        try Data(stdin ?? []).write(to: input)
+        let pid = try spawn(
+            executable, arguments, environment: environment, input: input.path, output: output.path,
+            errors: errors.path)
+        var status = wait(pid, timeout: timeout)
+        if status == nil {
+            stop(pid)
+            status = -1
+        }
+        return Result(
+            status: status ?? -1, stdout: Array(try Data(contentsOf: output)),
+            stderr: String(decoding: try Data(contentsOf: errors), as: UTF8.self))
+    }
 }

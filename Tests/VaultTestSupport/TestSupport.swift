@@ -32,6 +32,12 @@ public struct ToolResult: Sendable {
     public var stdout: [UInt8]
     public var stderr: String
     public var stdoutText: String { String(decoding: stdout, as: UTF8.self) }
+
+    public init(status: Int32, stdout: [UInt8], stderr: String) {
+        self.status = status
+        self.stdout = stdout
+        self.stderr = stderr
+    }
 }
 
 /// Runs a program with stdin, stdout and stderr on files, so no pipe can fill up and deadlock.

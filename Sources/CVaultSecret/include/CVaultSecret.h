@@ -66,7 +66,8 @@ bool CVaultSecret_DeadlineFinish(CVaultSecret_Deadline *_Nonnull deadline);
 // MARK: Service and collections
 // Blocking calls: each returns NULL/false with *error set (caller frees) on failure.
 
-/// Connects to the D-Bus session bus (g_bus_get_sync). Returns false on failure.
+/// Connects to the D-Bus session bus (g_bus_get_sync) and stops GLib from ending the process
+/// if that connection closes. Call it before CVaultSecret_ServiceGet. Returns false on failure.
 bool CVaultSecret_SessionBusConnect(
     CVaultSecret_Deadline *_Nonnull deadline, CVaultSecret_Error *_Nullable *_Nonnull error);
 /// The shared SecretService proxy (secret_service_get_sync, no session, no collections
@@ -92,7 +93,8 @@ void CVaultSecret_CollectionUnref(CVaultSecret_Collection *_Nullable collection)
 /// *error set; when nothing matches returns NULL with *count == 0 and *error NULL.
 CVaultSecret_Item *_Nonnull *_Nullable CVaultSecret_Search(
     CVaultSecret_Service *_Nonnull service, CVaultSecret_Attributes *_Nonnull attributes,
-    CVaultSecret_Deadline *_Nonnull deadline, size_t *_Nonnull count, CVaultSecret_Error *_Nullable *_Nonnull error);
+    CVaultSecret_Deadline *_Nonnull deadline, size_t *_Nonnull count,
+    CVaultSecret_Error *_Nullable *_Nonnull error);
 bool CVaultSecret_ItemIsLocked(CVaultSecret_Item *_Nonnull item);
 /// The item's attributes: a new reference the caller releases with CVaultSecret_AttributesUnref,
 /// or NULL if the service sent none.
@@ -107,16 +109,19 @@ CVaultSecret_Value *_Nullable CVaultSecret_ItemCopySecret(
     CVaultSecret_Error *_Nullable *_Nonnull error);
 /// Creates an item in `collection` (never replacing one). The caller owns the result.
 CVaultSecret_Item *_Nullable CVaultSecret_ItemCreate(
-    CVaultSecret_Collection *_Nonnull collection, CVaultSecret_Attributes *_Nonnull attributes, const char *_Nonnull label,
+    CVaultSecret_Collection *_Nonnull collection, CVaultSecret_Attributes *_Nonnull attributes,
+    const char *_Nonnull label,
     CVaultSecret_Value *_Nonnull value, CVaultSecret_Deadline *_Nonnull deadline,
     CVaultSecret_Error *_Nullable *_Nonnull error);
 /// Replaces the item's secret in place.
 bool CVaultSecret_ItemSetSecret(
-    CVaultSecret_Item *_Nonnull item, CVaultSecret_Value *_Nonnull value, CVaultSecret_Deadline *_Nonnull deadline,
+    CVaultSecret_Item *_Nonnull item, CVaultSecret_Value *_Nonnull value,
+    CVaultSecret_Deadline *_Nonnull deadline,
     CVaultSecret_Error *_Nullable *_Nonnull error);
 /// Replaces the item's attributes in place (exactly `attributes`; no schema attribute added).
 bool CVaultSecret_ItemSetAttributes(
-    CVaultSecret_Item *_Nonnull item, CVaultSecret_Attributes *_Nonnull attributes, CVaultSecret_Deadline *_Nonnull deadline,
+    CVaultSecret_Item *_Nonnull item, CVaultSecret_Attributes *_Nonnull attributes,
+    CVaultSecret_Deadline *_Nonnull deadline,
     CVaultSecret_Error *_Nullable *_Nonnull error);
 bool CVaultSecret_ItemDelete(
     CVaultSecret_Item *_Nonnull item, CVaultSecret_Deadline *_Nonnull deadline,
@@ -141,12 +146,15 @@ void CVaultSecret_ValueWipeAndUnref(CVaultSecret_Value *_Nullable value);
 /// An empty attribute table that copies the names and values put into it.
 CVaultSecret_Attributes *_Nonnull CVaultSecret_AttributesNew(void);
 /// Sets `name` to `value` (both copied).
-void CVaultSecret_AttributesSet(CVaultSecret_Attributes *_Nonnull attributes, const char *_Nonnull name, const char *_Nonnull value);
+void CVaultSecret_AttributesSet(
+    CVaultSecret_Attributes *_Nonnull attributes, const char *_Nonnull name, const char *_Nonnull value);
 /// The value of `name`, owned by the table, or NULL.
-const char *_Nullable CVaultSecret_AttributesGet(CVaultSecret_Attributes *_Nonnull attributes, const char *_Nonnull name);
+const char *_Nullable CVaultSecret_AttributesGet(
+    CVaultSecret_Attributes *_Nonnull attributes, const char *_Nonnull name);
 /// The attribute names, owned by the table, in a NULL-terminated array of *count entries that
 /// the caller frees with CVaultSecret_AttributeNamesFree (the names themselves are not freed).
-const char *_Nonnull *_Nonnull CVaultSecret_AttributeNames(CVaultSecret_Attributes *_Nonnull attributes, size_t *_Nonnull count);
+const char *_Nonnull *_Nonnull CVaultSecret_AttributeNames(
+    CVaultSecret_Attributes *_Nonnull attributes, size_t *_Nonnull count);
 void CVaultSecret_AttributeNamesFree(const char *_Nonnull *_Nullable names);
 void CVaultSecret_AttributesUnref(CVaultSecret_Attributes *_Nullable attributes);
 

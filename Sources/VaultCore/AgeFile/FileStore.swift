@@ -62,6 +62,7 @@ public final class FileStore: SecretStore {
 
     /// Creates an empty vault encrypted to `recipients`; fails with `.conflict` if one exists.
     public func create(recipients: [AgeRecipient]) throws(VaultError) {
+        try FileSystem.checkRegularOrMissing(path)
         try FileSystem.makeDirectories(FileSystem.directory(of: path))
         let lock = try FileLock(path: path + ".lock")
         defer { withExtendedLifetime(lock) {} }
@@ -89,26 +90,28 @@ public final class FileStore: SecretStore {
         try HeaderRecord.record(header: envelope.headerBytes, previousFile: previous, lock: lock)
         try FileSystem.writeAtomically(path, file)
         lastOpened = nil
+        lastEnvelope = nil
     }
 
     // MARK: - Internals
 
-    private struct Opened {
+    struct Opened {
         var plaintext: [UInt8]
         var envelope: AgeEnvelope
     }
 
-    /// The last file this store decrypted whole, so that a command's read-then-write decrypts
-    /// once when nobody changed the file between.
+    /// The last file this store decrypted whole or wrote, so that the next operation of this
+    /// store decrypts nothing when nobody changed the file between.
     private var lastOpened: (file: [UInt8], opened: Opened)?
 
-    /// The header and file key of the last file this store opened, so that opening it again
-    /// (a `set` reads the old record, then rewrites the file) unwraps no key: no second scrypt.
+    /// The header and file key of the last file this store opened or wrote, so that opening it
+    /// again (a `set` reads the old record, then rewrites the file; another writer may have come
+    /// between) unwraps no key: no second scrypt.
     private var lastEnvelope: AgeEnvelope?
 
     /// Reads and decrypts the whole file, or returns `nil` if there is none (for writes).
-    private func load() throws(VaultError) -> Opened? {
-        guard let file = try FileSystem.read(path, limit: Self.maximumFileSize) else { return nil }
+    func load() throws(VaultError) -> Opened? {
+        guard let file = try FileSystem.readRegularFile(path, limit: Self.maximumFileSize) else { return nil }
         if let lastOpened, lastOpened.file == file { return lastOpened.opened }
         let plaintext: [UInt8]
         let envelope: AgeEnvelope
@@ -126,10 +129,10 @@ public final class FileStore: SecretStore {
                 try Age.open(file, identities: identities)
             }
         }
-        let opened = Opened(plaintext: plaintext, envelope: envelope)
-        lastOpened = (file, opened)
+        forgetOpened()
+        lastOpened = (file, Opened(plaintext: plaintext, envelope: envelope))
         lastEnvelope = envelope
-        return opened
+        return Opened(plaintext: plaintext, envelope: envelope)
     }
 
     /// Calls `body` with the vault document, decrypted chunk by chunk while the file is read, or
@@ -185,14 +188,15 @@ public final class FileStore: SecretStore {
     }
 
     deinit {
-        if var plaintext = lastOpened?.opened.plaintext {
-            lastOpened = nil
-            wipe(&plaintext)
-        }
+        forgetOpened()
     }
 
     /// Runs one locked read-modify-write. `change` returns false when nothing changed.
-    private func modify(_ change: (inout [SecretRecord]) throws(VaultError) -> Bool) throws(VaultError) {
+    ///
+    /// The file written is remembered as opened, so the next operation of this store does not
+    /// decrypt it again (for a passphrase vault, that would be another scrypt per write).
+    func modify(_ change: (inout [SecretRecord]) throws(VaultError) -> Bool) throws(VaultError) {
+        try FileSystem.checkRegularOrMissing(path)
         try FileSystem.makeDirectories(FileSystem.directory(of: path))
         let lock = try FileLock(path: path + ".lock")
         defer { withExtendedLifetime(lock) {} }
@@ -205,22 +209,37 @@ public final class FileStore: SecretStore {
             records = []
             envelope = nil
         }
+        defer { for index in records.indices { wipe(&records[index].value) } }
         guard try change(&records) else { return }
         records.sort { $0.name < $1.name }
         var document = VaultDocument.encode(records)
-        defer { wipe(&document) }
+        var remembered = false
+        defer { if !remembered { wipe(&document) } }
         let file: [UInt8]
+        let written: AgeEnvelope
         if let envelope {
             file = Age.seal(document, envelope: envelope)
+            written = envelope
         } else {
             let recipients = try keys.recipientsForNewFile()
-            let envelope: AgeEnvelope
-            (file, envelope) = try ageCall { () throws(AgeError) in
+            (file, written) = try ageCall { () throws(AgeError) in
                 try Age.encryptReturningEnvelope(document, to: recipients)
             }
-            try HeaderRecord.record(header: envelope.headerBytes, previousFile: nil, lock: lock)
+            try HeaderRecord.record(header: written.headerBytes, previousFile: nil, lock: lock)
         }
         try FileSystem.writeAtomically(path, file)
+        forgetOpened()
+        lastOpened = (file, Opened(plaintext: document, envelope: written))
+        lastEnvelope = written
+        remembered = true
+    }
+
+    /// Drops the remembered plaintext, wiping it.
+    private func forgetOpened() {
+        if var plaintext = lastOpened?.opened.plaintext {
+            lastOpened = nil
+            wipe(&plaintext)
+        }
     }
 
     /// Turns the age layer's errors into vault errors that name the file and the key's origin.
@@ -238,7 +257,18 @@ public final class FileStore: SecretStore {
                     throw VaultError(
                         .damaged, "\(path) is damaged: its header changed since vault wrote it, and no key opens it")
                 }
-                throw VaultError(.cannotUnlock, "the key from \(keys.origin) does not unlock \(path)")
+                let types = file.flatMap { try? Age.stanzaTypes(of: $0) } ?? []
+                let usable = types.filter { $0 == "X25519" || $0 == "scrypt" }
+                if file != nil, usable.isEmpty {
+                    // No key vault accepts could open it: a wrong-key status would only invite retries.
+                    throw VaultError(
+                        .damaged,
+                        "\(path) is not a vault file: it is encrypted only to recipient types vault cannot use (vault uses age X25519 keys and passphrases)"
+                    )
+                }
+                let kind = usable == ["scrypt"] ? "a passphrase" : "\(usable.count) age public key(s)"
+                throw VaultError(
+                    .cannotUnlock, "the key from \(keys.origin) does not unlock \(path) (it is encrypted to \(kind))")
             case .invalidKey:
                 throw VaultError(.cannotUnlock, "\(keys.origin): \(error.message)")
             case .header, .hmac, .payload, .armor, .workFactor:

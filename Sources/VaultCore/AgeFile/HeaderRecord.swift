@@ -16,7 +16,7 @@ import VaultAge
 enum HeaderRecord {
     /// Whether the record proves `file`'s header was altered after vault wrote it.
     static func provesDamage(file: [UInt8], lockPath: String) -> Bool {
-        guard let bytes = try? FileSystem.read(lockPath, limit: 4096) else { return false }
+        guard let bytes = try? FileSystem.readRegularFile(lockPath, limit: 4096) else { return false }
         let digests = String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isWhitespace).map(String.init)
         guard !digests.isEmpty, digests.allSatisfy({ $0.utf8.count == 64 }) else { return false }
         guard let header = try? Age.header(of: file) else { return true }

@@ -26,6 +26,9 @@ enum JSONLine {
             return JSONLine.unescape(raw)
         }
 
+        /// The string quoted for an error message (``JSONLine/shown(_:)``); invalid UTF-8 repaired.
+        var shown: String { JSONLine.shown(string ?? String(decoding: raw, as: UTF8.self)) }
+
         /// Whether this is exactly the ASCII text `bytes` (a key), without decoding when it has no escapes.
         func isASCII(_ bytes: [UInt8]) -> Bool {
             if !escaped { return raw.elementsEqual(bytes) }
@@ -230,6 +233,22 @@ enum JSONLine {
             }
         }
         out.append(0x22)
+    }
+
+    /// A key read from a document, quoted for an error message: at most 40 characters, with
+    /// control, format and line-separator characters escaped, so that a hostile file can neither
+    /// break the one-line message, flood the terminal, nor send it escape sequences.
+    static func shown(_ key: String) -> String {
+        var out = "'"
+        for scalar in key.unicodeScalars.prefix(40) {
+            switch scalar.properties.generalCategory {
+            case .control, .format, .lineSeparator, .paragraphSeparator:
+                out += "\\u{\(String(scalar.value, radix: 16))}"
+            default:
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + (key.unicodeScalars.count > 40 ? "...'" : "'")
     }
 
     private static let hexDigits = Array("0123456789abcdef".utf8)

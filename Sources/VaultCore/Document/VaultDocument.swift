@@ -48,7 +48,7 @@ enum VaultDocument {
             let fields = try parse(line, lineNumber: lineNumber)
             let record = try fields.record(lineNumber: lineNumber)
             guard seen.insert(record.name).inserted else {
-                throw damaged(lineNumber, "the name '\(record.name)' appears twice")
+                throw damaged(lineNumber, "the name \(JSONLine.shown(record.name.description)) appears twice")
             }
             records.append(record)
             return true
@@ -78,11 +78,20 @@ enum VaultDocument {
         return found
     }
 
-    /// Lists every record's name and metadata without decoding any value.
+    /// Lists every record's name and metadata.
+    ///
+    /// The document is checked as strictly as by ``decode(_:)``, so that a listing never hides a
+    /// damaged record: each value is decoded and wiped at once.
     static func entries(in document: some DocumentChunks) throws(VaultError) -> [SecretEntry] {
         var entries: [SecretEntry] = []
+        var seen = Set<SecretName>()
         try forEachLine(document) { (lineNumber, line) throws(VaultError) -> Bool in
-            entries.append(try parse(line, lineNumber: lineNumber).entry(lineNumber: lineNumber))
+            var record = try parse(line, lineNumber: lineNumber).record(lineNumber: lineNumber)
+            wipe(&record.value)
+            guard seen.insert(record.name).inserted else {
+                throw damaged(lineNumber, "the name \(JSONLine.shown(record.name.description)) appears twice")
+            }
+            entries.append(record.entry)
             return true
         }
         return entries
@@ -126,7 +135,7 @@ enum VaultDocument {
         do {
             try JSONLine.scanObject(line) { (key, value) throws(JSONLine.Failure) in
                 guard key.isASCII(headerKey), case .integer(let v) = value else {
-                    throw JSONLine.Failure(reason: "unknown header field '\(key.string ?? "?")'")
+                    throw JSONLine.Failure(reason: "unknown header field \(key.shown)")
                 }
                 version = v
             }
@@ -211,10 +220,22 @@ enum VaultDocument {
 
         func record(lineNumber: Int) throws(VaultError) -> SecretRecord {
             let entry = try entry(lineNumber: lineNumber)
-            guard let text = value?.string, let bytes = Data(base64Encoded: text) else {
+            guard let value, var bytes = Self.decodeBase64(value) else {
                 throw damaged(lineNumber, "the value is missing or not valid base64")
             }
+            defer { bytes.resetBytes(in: 0..<bytes.count) }
             return SecretRecord(name: entry.name, value: [UInt8](bytes), metadata: entry.metadata)
+        }
+
+        /// Decodes a value from the line's own bytes when it has no escapes (always, when vault
+        /// wrote it), so that no `String` copy of the secret, which could not be wiped, is made.
+        private static func decodeBase64(_ value: JSONLine.Value) -> Data? {
+            if case .string(let raw) = value, !raw.escaped {
+                var text = Data(raw.raw)
+                defer { text.resetBytes(in: 0..<text.count) }
+                return Data(base64Encoded: text)
+            }
+            return value.string.flatMap { Data(base64Encoded: $0) }
         }
 
         private func time(
@@ -234,7 +255,7 @@ enum VaultDocument {
         do {
             try JSONLine.scanObject(line) { (rawKey, value) throws(JSONLine.Failure) in
                 guard let key = Key(rawKey) else {
-                    throw JSONLine.Failure(reason: "unknown key '\(rawKey.string ?? "?")'")
+                    throw JSONLine.Failure(reason: "unknown key \(rawKey.shown)")
                 }
                 guard seen & key.bit == 0 else { throw JSONLine.Failure(reason: "duplicate key '\(key.name)'") }
                 seen |= key.bit

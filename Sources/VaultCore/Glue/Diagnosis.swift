@@ -20,7 +20,7 @@ public struct Diagnosis {
         let path = try factory.filePath()
         var file = Backend(kind: .file, usable: true, detail: path)
         if FileSystem.exists(path) {
-            if let bytes = try? FileSystem.read(path, limit: 1 << 30), let types = try? Age.stanzaTypes(of: bytes) {
+            if let bytes = try? FileSystem.readRegularFile(path, limit: 1 << 30), let types = try? Age.stanzaTypes(of: bytes) {
                 file.detail += " (exists, encrypted to \(Self.describe(types)))"
             } else {
                 file.usable = false

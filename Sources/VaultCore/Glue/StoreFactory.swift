@@ -77,6 +77,7 @@ public struct StoreFactory {
         let requested = try requestedBackend()
         guard requested == .auto else { return requested }
         if options.file != nil || value("VAULT_FILE") != nil { return .file }
+        _ = try timeout()  // a bad VAULT_TIMEOUT is a usage error, not a reason to fall back to the file
         return secretServiceProblem() == nil ? .secretService : .file
     }
 
@@ -98,12 +99,13 @@ public struct StoreFactory {
         return FileSystem.exists(runtime + "/bus")
     }
 
-    /// Builds the store for the resolved backend.
+    /// Builds the store for the resolved backend; with `VAULT_FALLBACK` set, a ``FallbackStore``
+    /// that moves secrets from the store it names into that one as they are read.
     public func makeStore() throws(VaultError) -> any SecretStore {
-        switch try resolvedBackend() {
-        case .file, .auto: return try makeFileStore()
-        case .secretService: return try SecretServiceStore(timeout: try timeout())
-        }
+        let current: BackendSpec = try resolvedBackend() == .secretService ? .secretService : .file(path: nil)
+        let store = try makeStore(current, keyPrefix: "VAULT_")
+        guard let fallback = try fallbackStore(current: current) else { return store }
+        return FallbackStore(primary: store, fallback: fallback)
     }
 
     /// Builds the file store at ``filePath()`` unlocked by the `VAULT_*` key variables.
@@ -205,6 +207,10 @@ extension StoreFactory {
     public func recipients(publicKeys: [String], files: [String]) throws(VaultError) -> [AgeRecipient] {
         var recipients: [AgeRecipient] = []
         for key in publicKeys {
+            if key.uppercased().hasPrefix("AGE-SECRET-KEY-") {
+                // Never echo it: a secret key on a command line is already one leak too many.
+                throw VaultError(.usage, "--recipient was given an age secret key; give its public key (age-keygen -y)")
+            }
             do {
                 recipients.append(.x25519(try X25519Recipient(key)))
             } catch {
@@ -223,5 +229,60 @@ extension StoreFactory {
         }
         guard !recipients.isEmpty else { throw VaultError(.usage, "the recipients files hold no public key") }
         return recipients
+    }
+}
+
+extension StoreFactory {
+    /// The stores `vault migrate --from FROM --to TO` moves secrets between.
+    ///
+    /// A source file is unlocked with the `VAULT_*` key variables; a destination file with the
+    /// `VAULT_TO_*` ones if any is set, else also with `VAULT_*` (see docs/migration.md).
+    /// Naming the same store twice is a usage error.
+    public func migrationStores(
+        from: String, to: String
+    ) throws(VaultError) -> (source: any SecretStore, destination: any SecretStore) {
+        let source = try BackendSpec(parsing: from, from: "--from")
+        let destination = try BackendSpec(parsing: to, from: "--to")
+        if try identity(of: source) == identity(of: destination) {
+            throw VaultError(.usage, "--from \(from) and --to \(to) are the same store; nothing to migrate")
+        }
+        let keyNames = ["IDENTITY", "IDENTITY_FILE", "PASSPHRASE", "PASSPHRASE_FILE"]
+        let toPrefix = keyNames.contains { value("VAULT_TO_" + $0) != nil } ? "VAULT_TO_" : "VAULT_"
+        return (try makeStore(source, keyPrefix: "VAULT_"), try makeStore(destination, keyPrefix: toPrefix))
+    }
+
+    /// The store `VAULT_FALLBACK` names, unlocked like the current one; `nil` if it is not set.
+    private func fallbackStore(current: BackendSpec) throws(VaultError) -> (any SecretStore)? {
+        guard let text = value("VAULT_FALLBACK") else { return nil }
+        let spec = try BackendSpec(parsing: text, from: "VAULT_FALLBACK")
+        if try identity(of: spec) == identity(of: current) {
+            throw VaultError(
+                .usage, "VAULT_FALLBACK=\(text) names the current backend; name the store to move secrets from")
+        }
+        return try makeStore(spec, keyPrefix: "VAULT_")
+    }
+
+    private func makeStore(_ spec: BackendSpec, keyPrefix: String) throws(VaultError) -> any SecretStore {
+        switch spec {
+        case .secretService:
+            return try SecretServiceStore(timeout: try timeout())
+        case .file(let named):
+            let path = try filePath(named)
+            return FileStore(path: path, keys: try fileKeys(prefix: keyPrefix, path: path))
+        }
+    }
+
+    /// What tells two specs apart: the file's absolute path with symbolic links resolved.
+    private func identity(of spec: BackendSpec) throws(VaultError) -> String {
+        switch spec {
+        case .secretService: return "secret-service"
+        case .file(let named): return "file:" + FileSystem.canonicalPath(try filePath(named))
+        }
+    }
+
+    /// `file:PATH`'s path, or the usual vault file for plain `file`.
+    private func filePath(_ named: String?) throws(VaultError) -> String {
+        if let named { return named }
+        return try filePath()
     }
 }

@@ -21,6 +21,9 @@ enum GLibErrorCode {
     static let dbusTimeout: Int32 = 12
     static let dbusDisconnected: Int32 = 15
     static let dbusTimedOut: Int32 = 20
+    /// What gnome-keyring answers for an item path that no longer exists.
+    static let dbusUnknownMethod: Int32 = 19
+    static let dbusUnknownObject: Int32 = 41
     /// G_DBUS_ERROR_SPAWN_EXEC_FAILED ... G_DBUS_ERROR_SPAWN_NO_MEMORY: the bus could not start
     /// the service it knows how to activate.
     static let dbusSpawnFailures: ClosedRange<Int32> = 23...34
@@ -37,6 +40,8 @@ enum GLibErrorCode {
         ("G_DBUS_ERROR_NO_REPLY", dbusNoReply),
         ("G_DBUS_ERROR_NO_SERVER", dbusNoServer),
         ("G_DBUS_ERROR_TIMEOUT", dbusTimeout),
+        ("G_DBUS_ERROR_UNKNOWN_METHOD", dbusUnknownMethod),
+        ("G_DBUS_ERROR_UNKNOWN_OBJECT", dbusUnknownObject),
         ("G_DBUS_ERROR_DISCONNECTED", dbusDisconnected),
         ("G_DBUS_ERROR_TIMED_OUT", dbusTimedOut),
         ("G_DBUS_ERROR_SPAWN_EXEC_FAILED", dbusSpawnFailures.lowerBound),
@@ -86,7 +91,8 @@ extension VaultError {
             code == GLibErrorCode.dbusServiceUnknown || code == GLibErrorCode.dbusNameHasNoOwner
                 || GLibErrorCode.dbusSpawnFailures.contains(code)
         {
-            return VaultError(.unavailable, "no Secret Service provider (e.g. gnome-keyring) on the session bus: \(detail)")
+            return VaultError(
+                .unavailable, "no Secret Service provider (e.g. gnome-keyring) on the session bus: \(detail)")
         }
         if domain == GLibErrorCode.dbusDomain,
             code == GLibErrorCode.dbusNoServer || code == GLibErrorCode.dbusDisconnected

@@ -81,7 +81,9 @@ enum SecretServiceItems {
     static func preferred(_ candidates: [Candidate]) -> Int? {
         candidates.indices
             .filter { !candidates[$0].locked }
-            .max { (candidates[$0].modified, candidates[$0].created) < (candidates[$1].modified, candidates[$1].created) }
+            .max {
+                (candidates[$0].modified, candidates[$0].created) < (candidates[$1].modified, candidates[$1].created)
+            }
     }
 
     /// What `preferred` needs to know of an item.

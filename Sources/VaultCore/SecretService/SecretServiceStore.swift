@@ -152,7 +152,8 @@ public final class SecretServiceStore: SecretStore {
     }
 
     private static func locked(_ name: SecretName) -> VaultError {
-        VaultError(.cannotUnlock, "the keyring holding '\(name)' is locked; unlock it (e.g. log in to the desktop) and retry")
+        VaultError(
+            .cannotUnlock, "the keyring holding '\(name)' is locked; unlock it (e.g. log in to the desktop) and retry")
     }
 
     /// Runs one operation under one deadline of `timeout` seconds.
@@ -209,13 +210,41 @@ private struct Call {
         throw VaultError(.cannotUnlock, "the default keyring, which may hold \(what), is locked; unlock it and retry")
     }
 
+    /// Searches by attributes, locked items included.
+    ///
+    /// libsecret searches, then loads each item it found; an item another program deletes in
+    /// between fails the whole search with "no such object" (gnome-keyring answers
+    /// UnknownMethod for the vanished path). The set of items changed under us, so search again.
     func search(_ service: Owned, _ attributes: [String: String]) throws(VaultError) -> [Item] {
         let table = Attributes(attributes)
-        var count = 0
-        let array = try check { CVaultSecret_Search(service.pointer, table.pointer, deadline, &count, &$0) }
-        guard let array else { return [] }
-        defer { free(array) }
-        return (0..<count).map { Item(array[$0]) }
+        var attempt = 0
+        while true {
+            attempt += 1
+            var count = 0
+            var error: OpaquePointer?
+            let array = CVaultSecret_Search(service.pointer, table.pointer, deadline, &count, &error)
+            if let error {
+                let vanished = Self.isVanishedObject(error) && !CVaultSecret_DeadlineExpired(deadline)
+                if vanished, attempt < Self.searchAttempts {
+                    CVaultSecret_ErrorFree(error)
+                    continue
+                }
+                try check { $0 = error }
+            }
+            guard let array else { return [] }
+            defer { free(array) }
+            return (0..<count).map { Item(array[$0]) }
+        }
+    }
+
+    /// How often a search is repeated when its items vanish while it loads them.
+    static let searchAttempts = 8
+
+    /// Whether a D-Bus error says the object at a path no longer exists.
+    static func isVanishedObject(_ error: OpaquePointer) -> Bool {
+        guard String(cString: CVaultSecret_ErrorDomain(error)) == GLibErrorCode.dbusDomain else { return false }
+        let code = CVaultSecret_ErrorCode(error)
+        return code == GLibErrorCode.dbusUnknownMethod || code == GLibErrorCode.dbusUnknownObject
     }
 
     func secret(of item: Item) throws(VaultError) -> [UInt8] {

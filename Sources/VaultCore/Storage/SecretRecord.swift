@@ -41,3 +41,13 @@ public struct SecretRecord: Hashable, Sendable {
     /// The record without its value.
     public var entry: SecretEntry { SecretEntry(name: name, metadata: metadata) }
 }
+
+extension SecretRecord {
+    /// Whether `other` holds the same secret: the same value and the same expiry.
+    ///
+    /// Creation and update times may differ: a store that cannot keep them (an item another tool
+    /// wrote to the Secret Service) reports its own, and they must not make a copy look different.
+    public func isSameSecret(as other: SecretRecord) -> Bool {
+        value == other.value && metadata.expires == other.metadata.expires
+    }
+}

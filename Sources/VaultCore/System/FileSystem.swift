@@ -15,6 +15,46 @@ enum FileSystem {
         return try readAll(fd, path: path, limit: limit)
     }
 
+    /// Reads a vault file, or returns `nil` if it does not exist.
+    ///
+    /// Opens without blocking and refuses anything but a regular file, so that a FIFO, a device or
+    /// a directory given as the vault file fails at once instead of hanging or being replaced.
+    static func readRegularFile(_ path: String, limit: Int) throws(VaultError) -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        if fd < 0 {
+            if errno == ENOENT { return nil }
+            throw systemError("open \(path)", errno: errno)
+        }
+        defer { close(fd) }
+        var st = stat()
+        try syscall("stat \(path)") { fstat(fd, &st) }
+        try checkRegular(st, path)
+        return try readAll(fd, path: path, limit: limit)
+    }
+
+    /// Throws unless `path` is missing or a regular file; checked before anything is locked or created.
+    static func checkRegularOrMissing(_ path: String) throws(VaultError) {
+        var st = stat()
+        guard stat(path, &st) == 0 else {
+            if errno == ENOENT { return }
+            throw systemError("open \(path)", errno: errno)
+        }
+        try checkRegular(st, path)
+    }
+
+    /// Throws unless `st` describes a regular file.
+    static func checkRegular(_ st: stat, _ path: String) throws(VaultError) {
+        let kind: String
+        switch st.st_mode & S_IFMT {
+        case S_IFREG: return
+        case S_IFDIR: kind = "a directory"
+        case S_IFIFO: kind = "a FIFO"
+        case S_IFCHR, S_IFBLK: kind = "a device"
+        default: kind = "a special file"
+        }
+        throw VaultError(.usage, "\(path) is \(kind), not a vault file; name a regular file with --file or VAULT_FILE")
+    }
+
     /// Reads from a descriptor until end of file; more than `limit` bytes is an error.
     static func readAll(_ fd: Int32, path: String, limit: Int) throws(VaultError) -> [UInt8] {
         var buffer: [UInt8] = []
@@ -30,6 +70,8 @@ enum FileSystem {
             if n == 0 { break }
             buffer.append(contentsOf: chunk[..<n])
             if buffer.count > limit {
+                wipe(&buffer)
+                wipe(&chunk)
                 throw VaultError(.other, "\(path) is larger than \(limit) bytes")
             }
         }
@@ -53,7 +95,15 @@ enum FileSystem {
                 "the \(what) \(path) is readable by others (mode \(String(st.st_mode & 0o777, radix: 8))); run: chmod 600 \(path)"
             )
         }
-        return try readAll(fd, path: path, limit: 1 << 20)
+        if (st.st_mode & S_IFMT) == S_IFDIR {
+            throw VaultError(.cannotUnlock, "the \(what) \(path) is a directory; name the file itself")
+        }
+        do {
+            return try readAll(fd, path: path, limit: 1 << 20)
+        } catch {
+            // Key material that cannot be read means the store cannot be unlocked, like a missing file.
+            throw VaultError(.cannotUnlock, "the \(what): \(error.message)")
+        }
     }
 
     /// Creates a directory and its missing parents; new ones get mode 0700 whatever the umask.
@@ -130,5 +180,23 @@ func wipe(_ bytes: inout [UInt8]) {
     bytes.withUnsafeMutableBytes { raw in
         guard let base = raw.baseAddress else { return }
         explicit_bzero(base, raw.count)
+    }
+}
+
+extension FileSystem {
+    /// An absolute path with symbolic links resolved, to tell whether two paths name one file.
+    /// A missing file is resolved through its directory; a missing directory is left as given.
+    static func canonicalPath(_ path: String) -> String {
+        if let resolved = realPath(path) { return resolved }
+        if let directory = realPath(directory(of: path)) {
+            return (directory == "/" ? "" : directory) + "/" + baseName(of: path)
+        }
+        return path
+    }
+
+    private static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 }

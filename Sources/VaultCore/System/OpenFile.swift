@@ -14,8 +14,11 @@ final class OpenFile {
     private let fd: Int32
 
     /// Opens `path` for reading, or returns nil if it does not exist.
+    ///
+    /// As ``FileSystem/readRegularFile(_:limit:)``: opens without blocking and refuses anything
+    /// but a regular file, so that a FIFO or a device given as the vault file fails at once.
     init?(reading path: String) throws(VaultError) {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         if fd < 0 {
             if errno == ENOENT { return nil }
             throw systemError("open \(path)", errno: errno)
@@ -25,6 +28,12 @@ final class OpenFile {
             let code = errno
             close(fd)
             throw systemError("stat \(path)", errno: code)
+        }
+        do {
+            try FileSystem.checkRegular(st, path)
+        } catch {
+            close(fd)
+            throw error
         }
         self.fd = fd
         self.path = path

@@ -13,11 +13,7 @@ extension CommandSpec {
             the identity's public key if VAULT_IDENTITY or VAULT_IDENTITY_FILE is set, else a passphrase.
             Fails with exit 7 if the file exists (use 'vault rekey' to change its keys).
             """,
-        options: [
-            OptionSpec("passphrase", "encrypt to a passphrase"),
-            OptionSpec("recipient", value: "age1...", repeatable: true, "encrypt to this age public key"),
-            OptionSpec("recipients-file", value: "PATH", repeatable: true, "encrypt to the public keys in this file"),
-        ],
+        options: RecipientOptions.specs(passphrase: "encrypt to a passphrase"),
         run: { (invocation) throws(VaultError) in
             _ = try invocation.operands(0...0)
             guard try invocation.factory.resolvedBackend() != .secretService else {
@@ -31,8 +27,51 @@ extension CommandSpec {
         })
 }
 
+extension CommandSpec {
+    static let rekey = CommandSpec(
+        name: "rekey", operands: "",
+        summary: "re-encrypt the vault file to a new passphrase or new age public keys",
+        details: """
+            Rewrites the vault file, in one atomic replacement, under a fresh file key for a new passphrase
+            (--passphrase) or new age public keys (--recipient, repeatable, and --recipients-file).
+            Afterwards the old passphrase or identity no longer opens the file, the new one does, and every
+            secret is unchanged. The file is opened as usual (VAULT_IDENTITY, VAULT_IDENTITY_FILE,
+            VAULT_PASSPHRASE, VAULT_PASSPHRASE_FILE or the terminal). The new passphrase comes from
+            VAULT_TO_PASSPHRASE or VAULT_TO_PASSPHRASE_FILE, else it is asked twice on the terminal.
+            With none of the options, the new key is VAULT_TO_IDENTITY's or VAULT_TO_IDENTITY_FILE's public
+            key, else a new passphrase as above. Only a vault file can be rekeyed (exit 2 for the Secret
+            Service, which keeps its own keys); exit 1 if there is no vault file.
+            """,
+        options: RecipientOptions.specs(passphrase: "encrypt to a new passphrase"),
+        run: { (invocation) throws(VaultError) in
+            _ = try invocation.operands(0...0)
+            guard try invocation.factory.resolvedBackend() != .secretService else {
+                throw VaultError(
+                    .usage,
+                    "'vault rekey' re-encrypts a vault file; the Secret Service has its own keys (use --backend file)")
+            }
+            let store = try invocation.factory.makeFileStore()
+            guard store.exists else { throw VaultError(.notFound, "no vault file at \(store.path)") }
+            // Open it with the current key before asking for a new one.
+            _ = try store.list(service: nil)
+            let recipients = try RecipientOptions.resolve(invocation, prefix: "VAULT_TO_", path: store.path)
+            try store.rekey(to: recipients)
+            StandardIO.error("rekeyed \(store.path); the previous key no longer opens it")
+            return ExitStatus.success
+        })
+}
+
 /// The `--passphrase` / `--recipient` / `--recipients-file` choice shared by `init` and `rekey`.
 enum RecipientOptions {
+    /// The three options, shared by `init` and `rekey`.
+    static func specs(passphrase help: String) -> [OptionSpec] {
+        [
+            OptionSpec("passphrase", help),
+            OptionSpec("recipient", value: "age1...", repeatable: true, "encrypt to this age public key"),
+            OptionSpec("recipients-file", value: "PATH", repeatable: true, "encrypt to the public keys in this file"),
+        ]
+    }
+
     static func resolve(_ invocation: Invocation, prefix: String, path: String) throws(VaultError) -> [AgeRecipient] {
         let keys = invocation.all("recipient")
         let files = invocation.all("recipients-file")

@@ -1,6 +1,6 @@
 import VaultCore
 
-/// The documented `--json` shapes (README, "JSON output"). Keys and order are stable.
+/// The documented `--json` shapes (docs/json.md). Keys and their order are stable.
 enum JSONOutput {
     static func string(_ text: String) -> String {
         var out = "\""
@@ -24,15 +24,25 @@ enum JSONOutput {
         time.map { "\"\($0.rfc3339)\"" } ?? "null"
     }
 
-    static func entry(_ entry: SecretEntry) -> String {
-        "{\"service\":\(string(entry.name.service)),\"account\":\(string(entry.name.account)),"
+    /// `{"service", "account", "created", "updated", "expires", "expired"}`: one `ls --json` element.
+    static func entry(_ entry: SecretEntry, expired: Bool) -> String {
+        "{" + fields(entry, expired: expired) + "}"
+    }
+
+    private static func fields(_ entry: SecretEntry, expired: Bool) -> String {
+        "\"service\":\(string(entry.name.service)),\"account\":\(string(entry.name.account)),"
             + "\"created\":\(time(entry.metadata.created)),\"updated\":\(time(entry.metadata.updated)),"
-            + "\"expires\":\(time(entry.metadata.expires))}"
+            + "\"expires\":\(time(entry.metadata.expires)),\"expired\":\(expired)"
     }
 
     /// A JSON array, one entry per line.
-    static func entries(_ entries: [SecretEntry]) -> String {
+    static func entries(_ entries: [(SecretEntry, expired: Bool)]) -> String {
         if entries.isEmpty { return "[]\n" }
-        return "[\n" + entries.map { "  " + entry($0) }.joined(separator: ",\n") + "\n]\n"
+        return "[\n" + entries.map { "  " + entry($0.0, expired: $0.expired) }.joined(separator: ",\n") + "\n]\n"
+    }
+
+    /// The `ls --json` fields followed by `"size"`: the `show --json` object, on one line.
+    static func info(_ info: SecretInfo) -> String {
+        "{" + fields(info.entry, expired: info.state == .expired) + ",\"size\":\(info.size)}\n"
     }
 }

@@ -34,7 +34,7 @@ extension CommandSpec {
             } else {
                 value = try StandardIO.readAll(limit: Vault.maximumValueSize)
             }
-            defer { value.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+            defer { StandardIO.wipe(&value) }
             try invocation.vault().set(name, value: value, expires: expires)
             return ExitStatus.success
         })
@@ -51,7 +51,7 @@ extension CommandSpec {
         run: { (invocation) throws(VaultError) in
             let name = try invocation.name()
             var record = try invocation.vault().get(name, allowExpired: invocation.flag("allow-expired"))
-            defer { record.value.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+            defer { StandardIO.wipe(&record.value) }
             try StandardIO.write(record.value, to: 1)
             if StandardIO.isTerminal(1), record.value.last != 0x0A { try StandardIO.write([0x0A], to: 1) }
             return ExitStatus.success
@@ -64,34 +64,6 @@ extension CommandSpec {
         options: [],
         run: { (invocation) throws(VaultError) in
             try invocation.vault().remove(try invocation.name())
-            return ExitStatus.success
-        })
-
-    static let ls = CommandSpec(
-        name: "ls", operands: "",
-        summary: "list secret names",
-        details: """
-            Prints the names of the current service's secrets, sorted, one per line. With --all, every
-            service's secrets as SERVICE<TAB>NAME. With --json, a JSON array of objects with the keys
-            service, account, created, updated and expires (RFC 3339 times; expires may be null).
-            """,
-        options: [
-            OptionSpec("json", "print JSON with each secret's metadata"),
-            OptionSpec("all", "list the secrets of every service"),
-        ],
-        run: { (invocation) throws(VaultError) in
-            _ = try invocation.operands(0...0)
-            let all = invocation.flag("all")
-            let entries = try invocation.vault().list(service: all ? nil : try invocation.factory.service())
-            var out = ""
-            if invocation.flag("json") {
-                out = JSONOutput.entries(entries)
-            } else {
-                for entry in entries {
-                    out += all ? "\(entry.name.service)\t\(entry.name.account)\n" : "\(entry.name.account)\n"
-                }
-            }
-            try StandardIO.write(out.utf8, to: 1)
             return ExitStatus.success
         })
 }

@@ -1,0 +1,34 @@
+/// A store named by the user: `file`, `file:PATH` or `secret-service`, in `vault migrate
+/// --from/--to` and `VAULT_FALLBACK`. The form is `KIND[:ARGUMENT]`, so that kinds with
+/// arguments can be added.
+enum BackendSpec: Equatable {
+    /// A vault file: the usual one (`--file`, `VAULT_FILE`, default) when `path` is nil.
+    case file(path: String?)
+    /// The desktop keyring through the Secret Service.
+    case secretService
+
+    /// Parses a spec; `origin` names where it came from, for the error message.
+    init(parsing text: String, from origin: String) throws(VaultError) {
+        let kind: Substring
+        let argument: Substring?
+        if let colon = text.firstIndex(of: ":") {
+            kind = text[..<colon]
+            argument = text[text.index(after: colon)...]
+        } else {
+            (kind, argument) = (Substring(text), nil)
+        }
+        switch (kind, argument) {
+        case ("file", nil):
+            self = .file(path: nil)
+        case ("file", let path?):
+            guard !path.isEmpty else { throw VaultError(.usage, "\(origin) 'file:' needs a path after the colon") }
+            self = .file(path: String(path))
+        case ("secret-service", nil):
+            self = .secretService
+        case ("secret-service", _?):
+            throw VaultError(.usage, "\(origin) 'secret-service' takes no ':' argument")
+        default:
+            throw VaultError(.usage, "\(origin) is '\(text)'; use file, file:PATH or secret-service")
+        }
+    }
+}

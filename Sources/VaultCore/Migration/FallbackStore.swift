@@ -1,0 +1,60 @@
+/// Lazy migration: a store that keeps secrets in `primary` and still finds the ones left in
+/// `fallback`, moving each into `primary` the first time it is read.
+///
+/// - `read` looks in the primary store; on a miss it reads the fallback and, if the secret is
+///   there, writes it to the primary store, reads it back, compares, and only then deletes it
+///   from the fallback. An interruption leaves it in both stores, where the primary copy wins.
+/// - `write` writes the primary store, then deletes the name from the fallback, so an old value
+///   never reappears.
+/// - `delete` deletes from both and reports whether either had it.
+/// - `list` is the union of both, sorted, each name once (the primary store's entry wins).
+///
+/// Failures of either store are errors, never "absent": a fallback that cannot be read does not
+/// hide a secret that may be in it.
+public final class FallbackStore: SecretStore {
+    /// Where secrets are kept.
+    public let primary: any SecretStore
+    /// Where secrets not yet moved are found.
+    public let fallback: any SecretStore
+
+    /// A store that keeps secrets in `primary` and moves them there from `fallback` when read.
+    public init(primary: any SecretStore, fallback: any SecretStore) {
+        self.primary = primary
+        self.fallback = fallback
+    }
+
+    public var label: String { "\(primary.label) (falling back to \(fallback.label))" }
+
+    public func read(_ name: SecretName) throws(VaultError) -> SecretRecord? {
+        if let record = try primary.read(name) { return record }
+        guard let record = try fallback.read(name) else { return nil }
+        try primary.write(record)
+        guard try primary.read(name) == record else {
+            throw VaultError(
+                .damaged,
+                "\(primary.label) read back something else after '\(name)' was moved there from \(fallback.label); "
+                    + "it was left in \(fallback.label)")
+        }
+        try fallback.delete(name)
+        return record
+    }
+
+    public func write(_ record: SecretRecord) throws(VaultError) {
+        try primary.write(record)
+        try fallback.delete(record.name)
+    }
+
+    @discardableResult
+    public func delete(_ name: SecretName) throws(VaultError) -> Bool {
+        let inPrimary = try primary.delete(name)
+        let inFallback = try fallback.delete(name)
+        return inPrimary || inFallback
+    }
+
+    public func list(service: String?) throws(VaultError) -> [SecretEntry] {
+        var entries: [SecretName: SecretEntry] = [:]
+        for entry in try fallback.list(service: service) { entries[entry.name] = entry }
+        for entry in try primary.list(service: service) { entries[entry.name] = entry }
+        return entries.values.sorted { $0.name < $1.name }
+    }
+}

@@ -1,0 +1,126 @@
+import FoundationEssentials
+
+/// The JSON form of `vault export --format json` and `vault import --format json` (docs/json.md).
+///
+/// Export writes an array with one object per secret, keys in this order:
+/// `{"name": NAME, "value": TEXT, "expires": TIME|null}`, where a value that is not UTF-8 text
+/// (invalid UTF-8 or a NUL byte) is written as `"value_base64"` (RFC 4648 base64 with padding)
+/// instead of `"value"`. Import reads that array (`"expires"` optional), or an object mapping
+/// names to text values (`{"NAME": "value", ...}`).
+enum SecretsJSON {
+    static func encode(_ records: [SecretRecord]) -> [UInt8] {
+        guard !records.isEmpty else { return Array("[]\n".utf8) }
+        var out: [UInt8] = Array("[\n".utf8)
+        for (index, record) in records.enumerated() {
+            out += "  {\"name\":".utf8
+            out += string(Array(record.name.account.utf8))
+            if !record.value.contains(0), String(validating: record.value, as: UTF8.self) != nil {
+                out += ",\"value\":".utf8
+                out += string(record.value)
+            } else {
+                out += ",\"value_base64\":\"".utf8
+                out += Data(record.value).base64EncodedString().utf8
+                out += "\"".utf8
+            }
+            out += ",\"expires\":".utf8
+            out += record.metadata.expires.map { "\"\($0.rfc3339)\"" }.map { Array($0.utf8) } ?? Array("null".utf8)
+            out += index == records.count - 1 ? "}\n".utf8 : "},\n".utf8
+        }
+        out += "]\n".utf8
+        return out
+    }
+
+    /// A JSON string literal for UTF-8 bytes: `"` and `\` escaped, control characters as
+    /// `\n`, `\r`, `\t` or `\u00XX`, everything else as it is.
+    static func string(_ bytes: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = [UInt8(ascii: "\"")]
+        for byte in bytes {
+            switch byte {
+            case UInt8(ascii: "\""): out += "\\\"".utf8
+            case UInt8(ascii: "\\"): out += "\\\\".utf8
+            case 0x0A: out += "\\n".utf8
+            case 0x0D: out += "\\r".utf8
+            case 0x09: out += "\\t".utf8
+            case 0..<0x20, 0x7F:
+                let hex = Array("0123456789abcdef".utf8)
+                out += "\\u00".utf8
+                out += [hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
+            default: out.append(byte)
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+        return out
+    }
+
+    /// Reads either accepted shape into import items for `service`.
+    static func decode(_ bytes: [UInt8], service: String) throws(VaultError) -> [ImportItem] {
+        switch try JSONValue.parse(bytes) {
+        case .array(let elements):
+            var items: [ImportItem] = []
+            for (index, element) in elements.enumerated() {
+                items.append(try item(element, number: index + 1, service: service))
+            }
+            return items
+        case .object(let members):
+            var items: [ImportItem] = []
+            for (index, member) in members.enumerated() {
+                guard case .string(let value) = member.value else {
+                    throw VaultError(.usage, "JSON entry \(index + 1) ('\(member.key)'): the value must be a string")
+                }
+                items.append(ImportItem(name: try name(member.key, number: index + 1, service: service), value: value))
+            }
+            return items
+        default:
+            throw VaultError(
+                .usage, "the JSON input must be an array of {\"name\", \"value\"} objects or an object of names")
+        }
+    }
+
+    private static func name(_ text: String, number: Int, service: String) throws(VaultError) -> SecretName {
+        do {
+            return try SecretName(service: service, account: text)
+        } catch {
+            throw VaultError(.usage, "JSON entry \(number): \(error.message)")
+        }
+    }
+
+    private static func item(_ element: JSONValue, number: Int, service: String) throws(VaultError) -> ImportItem {
+        func fail(_ reason: String) -> VaultError { VaultError(.usage, "JSON entry \(number): \(reason)") }
+        guard case .object(let members) = element else { throw fail("expected an object") }
+        var name: String?
+        var value: [UInt8]?
+        var expires: Timestamp??
+        for member in members {
+            switch (member.key, member.value) {
+            case ("name", .string(let text)) where name == nil:
+                guard let decoded = String(validating: text, as: UTF8.self) else { throw fail("the name is not UTF-8") }
+                name = decoded
+            case ("value", .string(let bytes)) where value == nil:
+                value = bytes
+            case ("value_base64", .string(let text)) where value == nil:
+                guard let data = Data(base64Encoded: String(decoding: text, as: UTF8.self)) else {
+                    throw fail("value_base64 is not base64 (RFC 4648, with padding)")
+                }
+                value = [UInt8](data)
+            case ("expires", .null) where expires == nil:
+                expires = .some(nil)
+            case ("expires", .string(let text)) where expires == nil:
+                guard let time = Timestamp(rfc3339: String(decoding: text, as: UTF8.self)) else {
+                    throw fail("expires is not an RFC 3339 time like 2026-12-01T09:00:00Z")
+                }
+                expires = .some(time)
+            case ("value", .string), ("value_base64", .string):
+                throw fail("give one \"value\" or one \"value_base64\", not both")
+            case ("name", _), ("value", _), ("value_base64", _), ("expires", _):
+                throw fail("'\(member.key)' is given twice or has the wrong type")
+            default:
+                throw fail("unknown key '\(member.key)' (keys are name, value or value_base64, expires)")
+            }
+        }
+        guard let name else { throw fail("no \"name\"") }
+        guard let value else { throw fail("no \"value\" or \"value_base64\"") }
+        let secretName = try Self.name(name, number: number, service: service)
+        guard let expires else { return ImportItem(name: secretName, value: value) }
+        return ImportItem(name: secretName, value: value, expires: expires)
+    }
+}

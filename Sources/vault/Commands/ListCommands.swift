@@ -1,0 +1,99 @@
+import VaultCore
+
+extension CommandSpec {
+    static let ls = CommandSpec(
+        name: "ls", operands: "",
+        summary: "list secret names",
+        details: """
+            Prints the names of the current service's secrets, sorted, one per line; with --all, every
+            service's secrets as SERVICE<TAB>NAME. When standard output is a terminal, an expired secret is
+            marked "(expired ...)" and one that expires within 7 days "(expires ..., within 7 days)";
+            when it is not (a pipe, a file), the lines are the bare names, so scripts can read them.
+            --long prints NAME<TAB>STATE<TAB>EXPIRES everywhere: STATE is valid, soon (expires within
+            7 days) or expired, EXPIRES an RFC 3339 time or '-'. --json prints an array of objects with
+            the keys service, account, created, updated, expires (may be null) and expired (docs/json.md).
+            --expired lists only the expired secrets, in any of these forms.
+            """,
+        options: [
+            OptionSpec("json", "print JSON with each secret's metadata"),
+            OptionSpec("long", "print NAME<TAB>STATE<TAB>EXPIRES lines"),
+            OptionSpec("expired", "list only the expired secrets"),
+            OptionSpec("all", "list the secrets of every service"),
+        ],
+        run: { (invocation) throws(VaultError) in
+            _ = try invocation.operands(0...0)
+            if invocation.flag("json"), invocation.flag("long") {
+                throw VaultError(.usage, "give --json or --long, not both")
+            }
+            let all = invocation.flag("all")
+            let vault = try invocation.vault()
+            var entries = try vault.list(service: all ? nil : try invocation.factory.service())
+                .map { ($0, vault.expiryState(of: $0.metadata)) }
+            if invocation.flag("expired") { entries = entries.filter { $0.1 == .expired } }
+            let out: String
+            if invocation.flag("json") {
+                out = JSONOutput.entries(entries.map { ($0.0, expired: $0.1 == .expired) })
+            } else if invocation.flag("long") {
+                out = entries.map { entry, state in
+                    Listing.name(entry, all: all) + "\t\(state.rawValue)\t\(entry.metadata.expires?.rfc3339 ?? "-")\n"
+                }.joined()
+            } else if StandardIO.isTerminal(1) {
+                out = Listing.marked(entries, all: all)
+            } else {
+                out = entries.map { Listing.name($0.0, all: all) + "\n" }.joined()
+            }
+            try StandardIO.write(out.utf8, to: 1)
+            return ExitStatus.success
+        })
+
+    static let show = CommandSpec(
+        name: "show", operands: "NAME",
+        summary: "print a secret's metadata, never its value",
+        details: """
+            Prints the secret's service, account (its NAME), creation and update times, expiry time
+            ('never' if none), whether it has expired, and the size of its value in bytes, one
+            'key: value' per line. With --json, one object with the keys service, account, created,
+            updated, expires, expired and size (docs/json.md). Expired secrets are shown too (exit 0);
+            a missing one exits 1.
+            """,
+        options: [OptionSpec("json", "print the metadata as one JSON object")],
+        run: { (invocation) throws(VaultError) in
+            let info = try invocation.vault().info(try invocation.name())
+            if invocation.flag("json") {
+                try StandardIO.write(JSONOutput.info(info).utf8, to: 1)
+                return ExitStatus.success
+            }
+            let metadata = info.entry.metadata
+            var expires = metadata.expires?.rfc3339 ?? "never"
+            if info.state == .soon { expires += " (within 7 days)" }
+            let lines = [
+                ("service", info.entry.name.service), ("account", info.entry.name.account),
+                ("created", metadata.created.rfc3339), ("updated", metadata.updated.rfc3339),
+                ("expires", expires), ("expired", info.state == .expired ? "yes" : "no"),
+                ("size", "\(info.size) \(info.size == 1 ? "byte" : "bytes")"),
+            ]
+            try StandardIO.write(lines.map { "\($0.0):".padding(to: 9) + $0.1 + "\n" }.joined().utf8, to: 1)
+            return ExitStatus.success
+        })
+}
+
+/// The text forms of `vault ls`.
+enum Listing {
+    static func name(_ entry: SecretEntry, all: Bool) -> String {
+        all ? "\(entry.name.service)\t\(entry.name.account)" : entry.name.account
+    }
+
+    /// Names with a mark after expired and soon-to-expire secrets, for a person at a terminal.
+    static func marked(_ entries: [(SecretEntry, ExpiryState)], all: Bool) -> String {
+        let width = entries.filter { $0.1 != .valid }.map { name($0.0, all: all).count }.max() ?? 0
+        return entries.map { entry, state in
+            let text = name(entry, all: all)
+            let expires = entry.metadata.expires?.rfc3339 ?? ""
+            switch state {
+            case .valid: return text + "\n"
+            case .soon: return text.padding(to: width + 2) + "(expires \(expires), within 7 days)\n"
+            case .expired: return text.padding(to: width + 2) + "(expired \(expires))\n"
+            }
+        }.joined()
+    }
+}

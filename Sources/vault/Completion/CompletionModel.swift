@@ -1,0 +1,105 @@
+import VaultCore
+
+/// What the completion scripts complete, read off the command table so that they cannot
+/// disagree with the parser.
+enum CompletionModel {
+    /// What a word can be.
+    enum Values: Equatable {
+        /// Free text: nothing to offer.
+        case text
+        /// One of these words.
+        case choices([String])
+        /// A file name.
+        case files
+        /// A secret name of the current store (listed with `vault ls`).
+        case names
+        /// A vault command.
+        case commands
+        /// A program and its arguments (`exec -- COMMAND [ARGS...]`).
+        case program
+    }
+
+    /// The shells `vault completion` writes scripts for.
+    static let shells = ["bash", "zsh", "fish"]
+
+    /// The global options that select the store, passed on to `vault ls` to list names.
+    static let storeOptions = ["backend", "file", "service"]
+
+    /// What an option's value is, from its placeholder: `a|b` → choices, `PATH` → files,
+    /// `VAR=NAME` → secret names (a bare NAME binds the derived variable).
+    static func values(of option: OptionSpec) -> Values {
+        guard let placeholder = option.valueName else { return .text }
+        if placeholder.contains("|") { return .choices(placeholder.split(separator: "|").map(String.init)) }
+        if placeholder == "PATH" { return .files }
+        if placeholder.hasSuffix("NAME"), placeholder.contains("=") { return .names }
+        return .text
+    }
+
+    /// What a command's operands are, from its synopsis.
+    static func operands(of spec: CommandSpec) -> Values {
+        let operands = spec.operands.filter { $0 != "[" && $0 != "]" }
+        if operands.hasPrefix("--") { return .program }
+        if operands.contains("NAME") { return .names }
+        if operands.contains("|") { return .choices(operands.split(separator: "|").map(String.init)) }
+        if operands == "COMMAND" { return .commands }
+        return .text
+    }
+
+    /// The options `vault` takes before a command.
+    static var topLevelOptions: [OptionSpec] {
+        CommandSpec.globalOptions + [OptionSpec("version", "print vault's version")]
+    }
+
+    /// Every option `spec` accepts: its own, then the global ones.
+    static func options(of spec: CommandSpec) -> [OptionSpec] {
+        spec.options + CommandSpec.globalOptions
+    }
+
+    static func script(for shell: String) throws(VaultError) -> String {
+        switch shell {
+        case "bash": return BashCompletion.script
+        case "zsh": return ZshCompletion.script
+        case "fish": return FishCompletion.script
+        default: throw VaultError(.usage, "no completion for '\(shell)'; use bash, zsh or fish")
+        }
+    }
+
+    /// Quotes a word for any of the three shells: `'...'` with each `'` written `'\''`
+    /// (bash, zsh) or `\'` (fish, whose single quotes also take `\\`).
+    static func quote(_ text: String, fish: Bool = false) -> String {
+        if fish {
+            return "'" + text.replacingAll("\\", with: "\\\\").replacingAll("'", with: "\\'") + "'"
+        }
+        return "'" + text.replacingAll("'", with: "'\\''") + "'"
+    }
+}
+
+extension CommandSpec {
+    static let completion = CommandSpec(
+        name: "completion", operands: "bash|zsh|fish",
+        summary: "print a shell completion script",
+        details: """
+            Prints a script that completes vault's commands, options and the secret names of the
+            current store. The script lists names with 'vault ls' run with CI=1, standard input from
+            /dev/null and standard error discarded, so completing never prompts: the store must be
+            readable without a prompt (VAULT_IDENTITY, VAULT_PASSPHRASE_FILE, ... or an unlocked
+            keyring), else names are not offered. Install it with, for example:
+              bash: vault completion bash > ~/.local/share/bash-completion/completions/vault
+              zsh:  vault completion zsh > "${fpath[1]}/_vault"
+              fish: vault completion fish > ~/.config/fish/completions/vault.fish
+            """,
+        options: [],
+        run: { (invocation) throws(VaultError) in
+            let shell = try invocation.operands(1...1)[0]
+            try StandardIO.write(try CompletionModel.script(for: shell).utf8, to: 1)
+            return ExitStatus.success
+        })
+}
+
+extension String {
+    func replacingAll(_ target: Character, with replacement: String) -> String {
+        var out = ""
+        for character in self { if character == target { out += replacement } else { out.append(character) } }
+        return out
+    }
+}

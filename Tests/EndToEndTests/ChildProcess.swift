@@ -1,0 +1,163 @@
+import Foundation
+import Testing
+import VaultTestSupport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A `vault` (or other) process started without waiting for it: the hardening tests kill it at
+/// chosen moments, watch it in /proc, race many of them, and bound every wait by a deadline.
+///
+/// stdout and stderr go to files, so no pipe can fill up and block the child.
+final class ChildProcess {
+    let process = Process()
+    private let directory: URL
+    private let exited = DispatchSemaphore(value: 0)
+
+    /// Starts `path` with `arguments`; stdin is `input` (a file), or `stdinPipe` when given.
+    init(
+        _ path: String, _ arguments: [String], environment: [String: String], input: [UInt8] = [],
+        stdinPipe: Pipe? = nil
+    ) throws {
+        directory = try makeTemporaryDirectory()
+        let stdout = directory.appendingPathComponent("stdout")
+        let stderr = directory.appendingPathComponent("stderr")
+        try Data().write(to: stdout)
+        try Data().write(to: stderr)
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        process.environment = environment
+        if let stdinPipe {
+            process.standardInput = stdinPipe
+        } else {
+            let stdin = directory.appendingPathComponent("stdin")
+            try Data(input).write(to: stdin)
+            process.standardInput = try FileHandle(forReadingFrom: stdin)
+        }
+        process.standardOutput = try FileHandle(forWritingTo: stdout)
+        process.standardError = try FileHandle(forWritingTo: stderr)
+        let exited = self.exited
+        process.terminationHandler = { _ in exited.signal() }
+        try process.run()
+    }
+
+    deinit {
+        kill()
+        removeTemporaryDirectory(directory)
+    }
+
+    var pid: Int32 { process.processIdentifier }
+
+    private var ended = false
+
+    private func waitForExit(_ seconds: Double) -> Bool {
+        if !ended { ended = exited.wait(timeout: .now() + seconds) == .success }
+        return ended
+    }
+
+    /// Sends SIGKILL (whatever the child is doing) unless it has ended, and waits for it to end.
+    func kill() {
+        // Only a child that has not been reaped: its pid cannot have been reused yet.
+        if !ended, process.isRunning { Glibc.kill(pid, SIGKILL) }
+        _ = waitForExit(30)
+    }
+
+    /// Waits at most `seconds`; returns nil (after killing the child) if it has not ended by then.
+    func wait(seconds: Double) throws -> ToolResult? {
+        guard waitForExit(seconds) else {
+            kill()
+            return nil
+        }
+        return ToolResult(
+            status: process.terminationReason == .uncaughtSignal
+                ? 128 + process.terminationStatus : process.terminationStatus,
+            stdout: [UInt8](try Data(contentsOf: directory.appendingPathComponent("stdout"))),
+            stderr: String(decoding: try Data(contentsOf: directory.appendingPathComponent("stderr")), as: UTF8.self))
+    }
+}
+
+extension VaultRunner {
+    /// Runs vault like `run`, but fails the test instead of hanging if it takes over `seconds`.
+    func run(
+        _ arguments: [String], stdin: [UInt8] = [], env extra: [String: String] = [:], timeout seconds: Double,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> ToolResult {
+        let child = try start(arguments, stdin: stdin, env: extra)
+        guard let result = try child.wait(seconds: seconds) else {
+            Issue.record("vault \(arguments) did not finish within \(seconds) s", sourceLocation: sourceLocation)
+            return ToolResult(status: -1, stdout: [], stderr: "timed out")
+        }
+        return result
+    }
+
+    /// Starts vault without waiting for it.
+    func start(_ arguments: [String], stdin: [UInt8] = [], env extra: [String: String] = [:], stdinPipe: Pipe? = nil)
+        throws -> ChildProcess
+    {
+        try ChildProcess(
+            Self.binary, arguments, environment: environment.merging(extra) { $1 }, input: stdin, stdinPipe: stdinPipe)
+    }
+
+    /// The vault file's bytes, or nil if it does not exist.
+    func fileBytes(_ path: String? = nil) -> [UInt8]? {
+        (try? Data(contentsOf: URL(fileURLWithPath: path ?? vaultFile))).map { [UInt8]($0) }
+    }
+}
+
+/// Runs `body(index)` on `count` threads at once and waits for all of them.
+///
+/// Swift concurrency's pool has one thread per core, and a test that blocks it in `waitUntilExit`
+/// would run only two vault processes at a time on two cores; plain threads really race.
+func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
+    let group = DispatchGroup()
+    for index in 0..<count {
+        group.enter()
+        Thread {
+            body(index)
+            group.leave()
+        }.start()
+    }
+    group.wait()
+}
+
+/// A mode as `ls -l` shows it, for messages.
+func modeString(_ mode: Int) -> String { String(mode, radix: 8) }
+
+/// The permission bits of a file (nil if it is missing).
+func permissions(_ path: String) -> Int? {
+    var st = stat()
+    guard lstat(path, &st) == 0 else { return nil }
+    return Int(st.st_mode & 0o7777)
+}
+
+/// Runs vault as an unprivileged user: `nobody` through setpriv when the tests run as root (the
+/// binary is copied where `nobody` can reach it), else the current user.
+struct Unprivileged {
+    let directory: URL
+    /// The program to start and the arguments that come before vault's own.
+    let program: String
+    let prefix: [String]
+    /// The user id vault runs as.
+    let uid: UInt32
+
+    init() throws {
+        directory = try makeTemporaryDirectory()
+        guard geteuid() == 0 else {
+            (program, prefix, uid) = (VaultRunner.binary, [], geteuid())
+            return
+        }
+        let copy = directory.appendingPathComponent("vault").path
+        try FileManager.default.copyItem(atPath: VaultRunner.binary, toPath: copy)
+        chmod(directory.path, 0o755)
+        chmod(copy, 0o755)
+        program = "/usr/bin/setpriv"
+        prefix = ["--reuid=65534", "--regid=65534", "--clear-groups", "--", copy]
+        uid = 65534
+    }
+
+    /// Whether the tests can run vault as another user here.
+    static var available: Bool { geteuid() != 0 || FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") }
+
+    func cleanUp() { removeTemporaryDirectory(directory) }
+}

@@ -1,0 +1,246 @@
+import Foundation
+import Testing
+import VaultTestSupport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `vault set` and `vault rm` killed with SIGKILL anywhere in a write: the vault file always
+/// decrypts to the old or the new state, no file is readable by others, and the next command works.
+///
+/// Two ways in, neither needing a hook in vault: strace kills the process on entry to each system
+/// call of the write in turn (every step between taking the lock and exiting), and a loop kills it
+/// after random delays.
+@Suite("Crash safety", .serialized)
+struct CrashSafetyTests {
+    static let strace = "/usr/bin/strace"
+
+    /// One write to crash: the state before, the command, and the state it leads to.
+    struct Operation {
+        var label: String
+        var arguments: [String]
+        var stdin: [UInt8]
+        var before: VaultContents
+        var after: VaultContents
+    }
+
+    @Test("SIGKILL on entry to each system call of a write leaves the old file before rename, the new one after")
+    func killAtEverySystemCall() throws {
+        guard FileManager.default.isExecutableFile(atPath: Self.strace) else {
+            if isCI { Issue.record("strace is required in CI (make test installs it)") }
+            return
+        }
+        var vault = try IdentityVault()
+        defer { vault.cleanUp() }
+        var points = 0
+        let seed: VaultContents = ["kept": Array("kept value".utf8), "old": Array("old value".utf8)]
+        let operations = [
+            Operation(
+                label: "create", arguments: ["set", "first"], stdin: [1, 2, 3], before: [:],
+                after: ["first": [1, 2, 3]]),
+            Operation(
+                label: "add", arguments: ["set", "new"], stdin: Array("new value".utf8), before: seed,
+                after: seed.merging(["new": Array("new value".utf8)]) { $1 }),
+            Operation(
+                label: "replace", arguments: ["set", "old"], stdin: Array("replaced".utf8), before: seed,
+                after: seed.merging(["old": Array("replaced".utf8)]) { $1 }),
+            Operation(
+                label: "remove", arguments: ["rm", "old"], stdin: [], before: seed,
+                after: ["kept": Array("kept value".utf8)]),
+        ]
+        for operation in operations {
+            points += try crashEverySystemCall(operation, vault: &vault)
+        }
+        print("crash safety: \(points) crash points at system-call boundaries (strace), 4 operations")
+        #expect(points >= 4 * 10)
+    }
+
+    /// Prepares `operation.before`, then crashes the operation on entry to each of its write's system calls.
+    private func crashEverySystemCall(_ operation: Operation, vault: inout IdentityVault) throws -> Int {
+        let file = vault.runner.vaultFile
+        let lock = file + ".lock"
+        try? FileManager.default.removeItem(atPath: file)
+        try? FileManager.default.removeItem(atPath: lock)
+        for (name, value) in operation.before.sorted(by: { $0.key < $1.key }) {
+            try vault.runner.run(["set", name], stdin: value).expectSuccess()
+        }
+        let savedFile = vault.runner.fileBytes()
+        let savedLock = vault.runner.fileBytes(lock)
+        func restore() throws {
+            try? FileManager.default.removeItem(atPath: file)
+            try? FileManager.default.removeItem(atPath: lock)
+            if let savedFile { try Data(savedFile).write(to: URL(fileURLWithPath: file)) }
+            if let savedLock { try Data(savedLock).write(to: URL(fileURLWithPath: lock)) }
+            chmod(file, 0o600)
+            chmod(lock, 0o600)
+        }
+
+        // A traced run that completes gives the system calls to stop at.
+        let trace = vault.runner.path("trace-\(operation.label).txt")
+        let traced = try runTool(
+            Self.strace, ["-f", "-qq", "-s", "4096", "-o", trace, VaultRunner.binary] + operation.arguments,
+            input: operation.stdin, environment: vault.runner.environment)
+        #expect(traced.status == 0, "\(operation.label): \(traced.stderr)")
+        let calls = try SystemCallTrace(path: trace, from: lock).calls
+        try? FileManager.default.removeItem(atPath: trace)
+        #expect(calls.contains { $0.name == "rename" }, "\(operation.label): the trace has no rename")
+
+        var renamed = false
+        for call in calls {
+            try restore()
+            let child = try ChildProcess(
+                Self.strace,
+                [
+                    "-f", "-qq", "-o", "/dev/null", "-e", "trace=\(call.name)", "-e",
+                    "inject=\(call.name):signal=KILL:when=\(call.occurrence)", VaultRunner.binary,
+                ] + operation.arguments,
+                environment: vault.runner.environment, input: operation.stdin)
+            let result = try #require(try child.wait(seconds: 30))
+            let point = "\(operation.label), killed on entering \(call.name) #\(call.occurrence)"
+            #expect(result.status == 128 + SIGKILL, "\(point): status \(result.status) \(result.stderr)")
+            let expected = renamed ? operation.after : operation.before
+            switch vault.contents() {
+            case .success(let contents): #expect(contents == expected, "\(point): wrong state")
+            case .failure(let error): Issue.record("\(point): the vault file \(error)")
+            }
+            #expect(
+                VaultState.exposedFiles(in: vault.directory).isEmpty,
+                "\(point): \(VaultState.exposedFiles(in: vault.directory))")
+            // rm of a missing name takes the lock and decrypts the file, and writes nothing.
+            let next = try vault.runner.run(["rm", "absent"], timeout: 20)
+            #expect(next.status == 1, "\(point): the next command failed: \(next.stderr)")
+            if call.name == "rename" { renamed = true }
+        }
+        return calls.count
+    }
+
+    @Test("SIGKILL after random delays during set and rm leaves the old or the new state")
+    func killAtRandomMoments() throws {
+        let vault = try IdentityVault()
+        defer { vault.cleanUp() }
+        // A few dozen kilobytes of secrets make each write long enough to be hit in the middle.
+        var state: VaultContents = [:]
+        for index in 0..<8 {
+            let value = patternBytes(count: 4096, seed: UInt64(index + 1))
+            try vault.runner.run(["set", "base-\(index)"], stdin: value).expectSuccess()
+            state["base-\(index)"] = value
+        }
+        var durations: [Double] = []
+        for index in 0..<5 {
+            let start = Date()
+            try vault.runner.run(["set", "timing-\(index)"], stdin: [UInt8(index)]).expectSuccess()
+            durations.append(Date().timeIntervalSince(start))
+            state["timing-\(index)"] = [UInt8(index)]
+        }
+        let typical = durations.sorted()[2]
+        // Kill delays are drawn below a bound that adapts so that most kills land while vault
+        // runs (its writes are at the end of the run, so those matter most).
+        var bound = typical
+
+        var generator = SeededGenerator(seed: 0x5EED_CAFE)
+        let iterations = 150
+        var killed = 0
+        var keptOld = 0
+        var becameNew = 0
+        for iteration in 0..<iterations {
+            let names = state.keys.sorted()
+            var after = state
+            let arguments: [String]
+            var input: [UInt8] = []
+            switch Int.random(in: 0..<10, using: &generator) {
+            case 0..<5:
+                input = patternBytes(count: 64, seed: UInt64(iteration) + 1000)
+                arguments = ["set", "new-\(iteration)"]
+                after["new-\(iteration)"] = input
+            case 5..<8:
+                let name = names[Int.random(in: 0..<names.count, using: &generator)]
+                input = patternBytes(count: 128, seed: UInt64(iteration) + 5000)
+                arguments = ["set", name]
+                after[name] = input
+            default:
+                let name = names[Int.random(in: 0..<names.count, using: &generator)]
+                arguments = ["rm", name]
+                after[name] = nil
+            }
+            let child = try vault.runner.start(arguments, stdin: input)
+            usleep(UInt32(Double.random(in: 0...1, using: &generator) * bound * 1_000_000))
+            child.kill()
+            let result = try #require(try child.wait(seconds: 30))
+            if result.status == 128 + SIGKILL {
+                killed += 1
+                bound *= 1.05
+            } else {
+                bound *= 0.85
+            }
+            switch vault.contents() {
+            case .success(let contents) where contents == state:
+                keptOld += 1
+            case .success(let contents) where contents == after:
+                becameNew += 1
+                state = after
+            case .success:
+                Issue.record("iteration \(iteration) (\(arguments)): neither the old nor the new state")
+            case .failure(let error):
+                Issue.record("iteration \(iteration) (\(arguments)): the vault file \(error)")
+                return
+            }
+            #expect(VaultState.exposedFiles(in: vault.directory).isEmpty, "iteration \(iteration)")
+            let next = try vault.runner.run(["rm", "absent"], timeout: 20)
+            #expect(next.status == 1, "iteration \(iteration): the next command failed: \(next.stderr)")
+        }
+        print(
+            "crash safety: \(iterations) random SIGKILLs (typical write \(Int(typical * 1000)) ms), \(killed) hit a running vault; "
+                + "\(keptOld) left the old state, \(becameNew) the new one")
+        #expect(killed >= iterations / 2, "too few kills landed while vault ran")
+    }
+}
+
+/// The system calls of a traced vault run, from opening the lock to exiting, each with its
+/// occurrence number among calls of the same name (what `strace -e inject=...:when=N` counts).
+struct SystemCallTrace {
+    struct Call {
+        var name: String
+        var occurrence: Int
+    }
+
+    var calls: [Call] = []
+
+    init(path: String, from marker: String) throws {
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        var counts: [String: Int] = [:]
+        var started = false
+        for line in text.split(separator: "\n") {
+            // "1234 name(args) = result"; "<... name resumed>" lines continue a call already counted.
+            let fields = line.split(separator: " ", maxSplits: 1)
+            guard fields.count == 2 else { continue }
+            let call = fields[1].drop { $0 == " " }  // strace pads the pid column
+            guard let paren = call.firstIndex(of: "("), !call.hasPrefix("<...") else { continue }
+            let name = String(call[..<paren])
+            counts[name, default: 0] += 1
+            if !started, name.hasPrefix("open"), line.contains("\"\(marker)\"") { started = true }
+            guard started else { continue }
+            // A run of identical calls (getrandom for a nonce) is one step: keep its first and last.
+            if calls.count >= 2, calls[calls.count - 1].name == name, calls[calls.count - 2].name == name {
+                calls[calls.count - 1].occurrence = counts[name]!
+            } else {
+                calls.append(Call(name: name, occurrence: counts[name]!))
+            }
+        }
+    }
+}
+
+/// A deterministic random number generator (SplitMix64), so a failing run can be repeated.
+struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

@@ -1,0 +1,117 @@
+import Foundation
+import Testing
+import VaultTestSupport
+
+/// `vault exec`: the child's environment, argv and exit status, seen from the child.
+@Suite("exec, end to end")
+struct ExecTests {
+    static let tricky: [UInt8] = Array("multi\nline \"quoted\" 'single' $HOME = ; #".utf8) + [0xFF, 0xC3, 0x0D, 0x0A]
+
+    /// Runs `sh -c 'printf %s "$VAR"'` under vault exec and returns its stdout.
+    func value(of variable: String, _ vault: VaultRunner, _ options: [String]) throws -> [UInt8] {
+        let result = try vault.run(["exec"] + options + ["--", "/bin/sh", "-c", "printf %s \"$\(variable)\""])
+        result.expectSuccess()
+        return result.stdout
+    }
+
+    @Test("values reach the child byte for byte, under explicit and derived names")
+    func environment() throws {
+        let vault = try VaultRunner.scripted()
+        defer { vault.cleanUp() }
+        try vault.set("ci/npm-token", Self.tricky)
+        try vault.set("2fa", "123456")
+        try vault.set("empty", [])
+        #expect(try value(of: "NPM", vault, ["--env", "NPM=ci/npm-token"]) == Self.tricky)
+        #expect(try value(of: "CI_NPM_TOKEN", vault, ["--env", "ci/npm-token"]) == Self.tricky)
+        #expect(try value(of: "CI_NPM_TOKEN", vault, ["--all"]) == Self.tricky)
+        #expect(try value(of: "_2FA", vault, ["--all"]) == Array("123456".utf8))
+        let set = try vault.run(["exec", "--all", "--", "/bin/sh", "-c", "test \"${EMPTY+set}\" = set && printf yes"])
+        #expect(set.stdoutText == "yes")
+        // A binding replaces an inherited variable of the same name.
+        let replaced = try vault.run(["exec", "--env", "HOME=2fa", "--", "/bin/sh", "-c", "printf %s \"$HOME\""])
+        #expect(replaced.stdoutText == "123456")
+    }
+
+    @Test("the child's argv holds no secret; its environment does; PATH is searched")
+    func argv() throws {
+        let vault = try VaultRunner.scripted()
+        defer { vault.cleanUp() }
+        let secret = "s3cr3t-\(UUID().uuidString)"
+        try vault.set("token", secret)
+        let cmdline = try vault.run(["exec", "--env", "TOKEN=token", "--", "cat", "/proc/self/cmdline"])
+        cmdline.expectSuccess()
+        #expect(cmdline.stdout == Array("cat\0/proc/self/cmdline\0".utf8))
+        let environ = try vault.run(["exec", "--env", "TOKEN=token", "--", "cat", "/proc/self/environ"])
+        let entries = environ.stdout.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+        #expect(entries.contains("TOKEN=\(secret)"))
+        #expect(entries.contains("VAULT_SERVICE=\(vault.service)"))
+        // The key to the vault is not handed to the child.
+        #expect(!entries.contains { $0.hasPrefix("VAULT_IDENTITY=") })
+        let passphrase = try vault.run(
+            ["exec", "--env", "T=token", "--", "/bin/sh", "-c", "printf %s \"${VAULT_PASSPHRASE-unset}\""],
+            env: ["VAULT_PASSPHRASE": "not-used-by-an-identity-vault"])
+        #expect(passphrase.stdoutText == "unset")
+    }
+
+    @Test("exit status, stdin and stdout are the child's")
+    func status() throws {
+        let vault = try VaultRunner.scripted()
+        defer { vault.cleanUp() }
+        try vault.set("a", "1")
+        let failed = try vault.run(["exec", "--all", "--", "/bin/sh", "-c", "echo out; echo err >&2; exit 42"])
+        #expect(failed.status == 42)
+        #expect(failed.stdoutText == "out\n")
+        #expect(failed.stderr == "err\n")
+        let cat = try vault.run(["exec", "--all", "--", "cat"], stdin: [1, 2, 3])
+        #expect(cat.status == 0 && cat.stdout == [1, 2, 3])
+    }
+
+    @Test("a command that cannot be started: 127 if not found, 126 if not executable, one stderr line")
+    func cannotStart() throws {
+        let vault = try VaultRunner.scripted()
+        defer { vault.cleanUp() }
+        try vault.set("a", "1")
+        try vault.run(["exec", "--all", "--", "no-such-command-anywhere"]).expectFailure(127, "command not found")
+        try vault.run(["exec", "--all", "--", vault.path("missing")]).expectFailure(127, "No such file")
+        let plain = vault.path("plain.txt")
+        FileManager.default.createFile(
+            atPath: plain, contents: Data("echo hi\n".utf8), attributes: [.posixPermissions: 0o644])
+        try vault.run(["exec", "--all", "--", plain]).expectFailure(126, "Permission denied")
+        try vault.run(["exec", "--all", "--", vault.directory.path]).expectFailure(126)
+    }
+
+    @Test("nothing runs when a secret is missing (1), expired (3), holds a NUL byte or collides (2)")
+    func refusals() throws {
+        let vault = try VaultRunner.scripted()
+        defer { vault.cleanUp() }
+        let marker = vault.path("ran")
+        let touch = ["--", "/bin/sh", "-c", "touch '\(marker)'"]
+        try vault.set("a-b", "1")
+        try vault.set("a.b", "2")
+        try vault.set("old", "x", ["--expires-at", "2001-01-01T00:00:00Z"])
+        try vault.set("nul", [0x61, 0, 0x62])
+        try vault.set("///", "slashes")
+        try vault.run(["exec", "--env", "X=missing"] + touch).expectFailure(1, "no secret named 'missing'")
+        try vault.run(["exec", "--env", "X=old"] + touch).expectFailure(3, "expired at 2001-01-01T00:00:00Z")
+        try vault.run(["exec", "--env", "X=nul"] + touch).expectFailure(2, "'nul' contains a NUL byte")
+        try vault.run(["exec", "--env", "a-b", "--env", "a.b"] + touch).expectFailure(
+            2, "'a-b' and 'a.b' both map to A_B")
+        try vault.run(["exec", "--env", "X=a-b", "--env", "X=a.b"] + touch).expectFailure(2, "both map to X")
+        try vault.run(["exec", "--all"] + touch).expectFailure(2, "'///' has no letter or digit")
+        try vault.run(["exec", "--env", "1X=a-b"] + touch).expectFailure(2, "not a variable name")
+        #expect(!FileManager.default.fileExists(atPath: marker))
+        try vault.run(["exec", "--env", "X=old", "--allow-expired"] + touch).expectSuccess()
+        #expect(FileManager.default.fileExists(atPath: marker))
+    }
+
+    @Test("usage: the secrets must be chosen and the command must follow --")
+    func usage() throws {
+        let vault = try VaultRunner.scripted()
+        defer { vault.cleanUp() }
+        try vault.set("a", "1")
+        try vault.run(["exec", "--", "true"]).expectFailure(2, "--env VAR=NAME (repeatable) or --all")
+        try vault.run(["exec", "--all", "true"]).expectFailure(2, "put the command after '--'")
+        try vault.run(["exec", "--all", "--"]).expectFailure(2, "put the command after '--'")
+        try vault.run(["exec", "--env"]).expectFailure(2, "--env needs a value")
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import Testing
+import VaultTestSupport
+import VaultAge
+
+// Helpers for the end-to-end migration tests: vault files written and read directly in the
+// documented format (docs/file-format.md), and the session's keyring.
+
+/// One secret as a vault file stores it.
+struct StoredSecret: Equatable, CustomStringConvertible {
+    var value: [UInt8]
+    var created: String
+    var updated: String
+    var expires: String?
+
+    var description: String {
+        "\(value.count) bytes, created \(created), updated \(updated), expires \(expires ?? "never")"
+    }
+}
+
+/// Vault files read and written without the binary, to set up and check migrations.
+enum VaultFile {
+    /// A secret's key in ``read(_:identity:)``: `SERVICE<TAB>ACCOUNT`.
+    static func key(_ service: String, _ account: String) -> String { "\(service)\t\(account)" }
+
+    /// Writes a vault file holding `secrets`, encrypted to `identity`.
+    static func write(_ secrets: [String: StoredSecret], to path: String, identity: X25519Identity) throws {
+        var document = Array("{\"vault\":1}\n".utf8)
+        for (key, secret) in secrets.sorted(by: { $0.key < $1.key }) {
+            let parts = key.split(separator: "\t", maxSplits: 1).map(String.init)
+            var object: [String: String] = [
+                "service": parts[0], "account": parts[1], "value": Data(secret.value).base64EncodedString(),
+                "created": secret.created, "updated": secret.updated,
+            ]
+            object["expires"] = secret.expires
+            document += try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) + [0x0A]
+        }
+        let file = try Age.encrypt(document, to: [.x25519(identity.recipient)])
+        try Data(file).write(to: URL(fileURLWithPath: path))
+    }
+
+    /// Every secret in a vault file; empty if there is no file.
+    static func read(_ path: String, identity: X25519Identity) throws -> [String: StoredSecret] {
+        guard let file = FileManager.default.contents(atPath: path) else { return [:] }
+        let document = try Age.decrypt([UInt8](file), identities: [.x25519(identity)])
+        var secrets: [String: StoredSecret] = [:]
+        for line in document.split(separator: 0x0A).dropFirst() {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line)) as? [String: String])
+            let value = try #require(Data(base64Encoded: object["value"] ?? ""))
+            secrets[key(object["service"] ?? "", object["account"] ?? "")] = StoredSecret(
+                value: [UInt8](value), created: object["created"] ?? "", updated: object["updated"] ?? "",
+                expires: object["expires"])
+        }
+        return secrets
+    }
+
+    /// `count` secrets of service `service`, every fifth binary, one of 1 MiB if `large`.
+    static func samples(service: String = "vault", count: Int, large: Bool = false) -> [String: StoredSecret] {
+        var secrets: [String: StoredSecret] = [:]
+        for index in 0..<count {
+            var value = Array("token-\(index)-\(UUID().uuidString)".utf8)
+            if index % 5 == 1 { value = [0, 0xFF, 0x0A, UInt8(index & 0xFF), 0, 0x80] }
+            if index % 5 == 2 { value = [] }
+            if large, index == 3 { value = (0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ 5) } }
+            let second = String(format: "%02d", index % 60)
+            secrets[key(service, "name-\(String(format: "%03d", index))")] = StoredSecret(
+                value: value, created: "2026-01-02T03:04:\(second)Z", updated: "2026-02-03T04:05:\(second)Z",
+                expires: index % 7 == 3 ? "2030-01-01T00:00:00Z" : nil)
+        }
+        return secrets
+    }
+}
+
+/// The session's Secret Service, for end-to-end tests of the secret-service backend.
+enum SessionKeyring {
+    /// The variables a child process needs to reach the session bus.
+    static var environment: [String: String] {
+        let inherited = ProcessInfo.processInfo.environment
+        var result: [String: String] = [:]
+        for name in ["DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR"] { result[name] = inherited[name] }
+        return result
+    }
+
+    /// Gives `vault` the session bus if a Secret Service answers there. Otherwise fails the test when a keyring is
+    /// required (CI=true or VAULT_TEST_KEYRING=1, as under Tests/with-keyring.sh), and skips it
+    /// elsewhere.
+    static func require(_ vault: inout VaultRunner, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        vault.environment.merge(environment) { $1 }
+        let probe = try vault.run(["--backend", "secret-service", "ls", "--service", "vault-e2e-probe"])
+        guard probe.status != 0 else { return }
+        let reason = "no usable Secret Service: \(probe.stderr.trimmingCharacters(in: .whitespacesAndNewlines))"
+        let inherited = ProcessInfo.processInfo.environment
+        if inherited["CI"] == "true" || inherited["VAULT_TEST_KEYRING"] == "1" {
+            Issue.record(Comment(rawValue: reason + " (required because CI=true or VAULT_TEST_KEYRING=1)"))
+            throw KeyringMissing()
+        }
+        FileHandle.standardError.write(Data("note: skipping a Secret Service test: \(reason)\n".utf8))
+        try Test.cancel("\(reason)", sourceLocation: sourceLocation)
+    }
+
+    /// Ends a test whose failure (no keyring where one is required) is already recorded.
+    struct KeyringMissing: Error {}
+
+    /// A service name no other run or test uses.
+    static func uniqueService(_ purpose: String) -> String {
+        "vault-e2e-\(purpose)-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+    }
+
+    /// Deletes every item of the service (best effort).
+    static func clear(_ service: String, _ vault: VaultRunner) {
+        _ = try? runTool("/usr/bin/secret-tool", ["clear", "service", service], environment: vault.environment)
+    }
+}
+

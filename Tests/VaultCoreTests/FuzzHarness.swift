@@ -1,0 +1,85 @@
+@testable import VaultAge
+@testable import VaultCore
+
+/// What the fuzz targets in Tests/Fuzz do with one input, and what `FuzzRegressionTests` replays.
+///
+/// Each function feeds the bytes to every parser that may see them and checks properties that
+/// must hold for any input; it returns a description of the first broken one, or nil. Parsers may
+/// throw, never crash. `make fuzz` compiles this file into the fuzzers, so the fuzzers and the
+/// regression test can never disagree about what is checked.
+enum FuzzHarness {
+    /// A published test key (not a secret): the seed corpus is encrypted to it, so the fuzzer
+    /// starts from files that open and can reach the payload and the document decoder.
+    static let identity = try! X25519Identity(
+        "AGE-SECRET-KEY-18KVV052C9AS9VERWTSRNGCK5CZD8UXRA9S9FXQJVPZPUNS33V9GQ729AUL")
+    /// The seed corpus's passphrase; work factors above 10 are refused before scrypt runs.
+    static let identities: [AgeIdentity] = [
+        .x25519(identity), .scrypt(passphrase: Array("fuzz".utf8), maxWorkFactor: 10),
+    ]
+    /// A fixed payload key, for the STREAM decoder on raw input.
+    static let streamKey = Stream.payloadKey(
+        fileKey: try! Age.encryptReturningEnvelope([], to: [.x25519(identity.recipient)]).envelope.fileKey,
+        nonce: [UInt8](repeating: 0, count: Stream.nonceSize))
+
+    /// The age layer: armor, header, the whole file, and STREAM.
+    static func age(_ bytes: [UInt8]) -> String? {
+        if let header = try? Header.parse(bytes) {
+            guard header.length <= min(bytes.count, Header.maximumSize), header.stanzas.count <= Header.maximumStanzas,
+                !header.stanzas.isEmpty
+            else { return "a parsed header is out of bounds" }
+        }
+        if let types = try? Age.stanzaTypes(of: bytes), let header = try? Age.header(of: bytes) {
+            guard !types.isEmpty, header.count <= Header.maximumSize else { return "header(of:) is out of bounds" }
+        }
+        if let binary = try? Armor.decode(bytes) {
+            guard (try? Armor.decode(Armor.encode(binary))) == binary else { return "armor does not round-trip" }
+        }
+        if let (plaintext, envelope) = try? Age.open(bytes, identities: identities) {
+            // Sealing again under the same header must give a file that opens to the same plaintext.
+            let again = Age.seal(plaintext, envelope: envelope)
+            guard (try? Age.decrypt(again, identities: identities)) == plaintext else {
+                return "a reseal does not open"
+            }
+            if let failure = document(plaintext) { return "in the payload: \(failure)" }
+        }
+        _ = try? Stream.decrypt(bytes[...], key: streamKey)
+        return nil
+    }
+
+    /// The vault document: decode, listing, lookup and encoding must agree with each other.
+    static func document(_ bytes: [UInt8]) -> String? {
+        let decoded = Result { () throws(VaultError) in try VaultDocument.decode(bytes) }
+        let listed = Result { () throws(VaultError) in try VaultDocument.entries(in: bytes) }
+        switch (decoded, listed) {
+        case (.success(let records), .success(let entries)):
+            guard records.map(\.entry) == entries else { return "entries(in:) disagrees with decode" }
+            guard (try? VaultDocument.decode(VaultDocument.encode(records))) == records else {
+                return "encode then decode changes the records"
+            }
+            for record in records where (try? VaultDocument.find(record.name, in: bytes)) != record {
+                return "find disagrees with decode"
+            }
+        case (.failure(let error), .failure(let other)):
+            guard error.code == .damaged, other.code == .damaged else { return "a bad document is not .damaged" }
+            for message in [error.message, other.message] {
+                guard message.utf8.count <= 1024, !message.unicodeScalars.contains(where: isUnprintable) else {
+                    return "an error message that is too long or holds unprintable characters"
+                }
+            }
+        default:
+            return "decode and entries(in:) disagree on whether the document is valid"
+        }
+        if let probe = try? SecretName(service: "vault", account: "a") {
+            _ = try? VaultDocument.find(probe, in: bytes)
+        }
+        return nil
+    }
+
+    /// Characters an error message must not carry to a terminal.
+    static func isUnprintable(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .control, .format, .lineSeparator, .paragraphSeparator: return true
+        default: return false
+        }
+    }
+}

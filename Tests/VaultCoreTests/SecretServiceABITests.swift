@@ -1,0 +1,127 @@
+import Foundation
+import Testing
+import VaultTestSupport
+
+@testable import VaultCore
+
+/// The shim declares its own copies of GLib and libsecret types (it loads libsecret at run time
+/// and must build without its headers). These tests hold the copies to the real headers, and
+/// check that nothing links libsecret or GLib.
+@Suite("Secret Service C shim")
+struct SecretServiceABITests {
+    @Test("the shim's copies of GLib and libsecret declarations match the real headers")
+    func declarationsMatchHeaders() throws {
+        let compiler = HelperProcess.find("cc") ?? HelperProcess.find("clang")
+        let pkgConfig = HelperProcess.find("pkg-config")
+        let flags = try pkgConfig.map { try HelperProcess.run($0, ["--cflags", "--libs", "libsecret-1"]) }
+        try TestKeyring.requireTool(
+            compiler == nil ? "no C compiler" : flags?.status != 0 ? "no libsecret-1 headers (libsecret-1-dev)" : nil)
+        guard let compiler, let flags else { return }
+
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vault-abi-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let source = directory.appendingPathComponent("check.c")
+        let program = directory.appendingPathComponent("check")
+        try Self.checkProgram.write(to: source, atomically: true, encoding: .utf8)
+
+        let arguments =
+            ["-std=gnu11", "-Wall", "-Werror", "-I", try Self.shimDirectory(), source.path, "-o", program.path]
+            + flags.text.split(whereSeparator: \.isWhitespace).map(String.init)
+        let compiled = try HelperProcess.run(compiler, arguments)
+        #expect(compiled.status == 0, "the check does not compile:\n\(compiled.stderr)")
+        guard compiled.status == 0 else { return }
+        let ran = try HelperProcess.run(program.path, [])
+        #expect(ran.status == 0, "\(ran.stderr)")
+        #expect(
+            ran.text.split(separator: "\n").map(String.init)
+                == [GLibErrorCode.dbusDomain, GLibErrorCode.ioDomain, GLibErrorCode.secretDomain])
+    }
+
+    @Test("binaries link neither libsecret nor GLib")
+    func noLinkTimeDependency() throws {
+        let readelf = HelperProcess.find("readelf")
+        try TestKeyring.requireTool(readelf == nil ? "readelf is not installed (binutils)" : nil)
+        // This test binary contains VaultCore and the shim, as the vault executable does.
+        let dynamic = try HelperProcess.run(readelf!, ["-d", CommandLine.arguments[0]])
+        try #require(dynamic.status == 0, "\(dynamic.stderr)")
+        let needed = dynamic.text.split(separator: "\n").filter { $0.contains("(NEEDED)") }
+        #expect(!needed.isEmpty)
+        for library in ["libsecret", "libglib", "libgio", "libgobject"] {
+            #expect(
+                !needed.contains { $0.contains(library) }, "\(library) is linked:\n\(needed.joined(separator: "\n"))")
+        }
+    }
+
+    /// Sources/CVaultSecret, found from this file (through a symlink, if the tests are linked in).
+    static func shimDirectory(file: String = #filePath) throws -> String {
+        let root = try #require(packageRoot(file: file), "no Package.swift above \(file)")
+        let directory = root.appendingPathComponent("Sources/CVaultSecret")
+        let header = directory.appendingPathComponent("glib_abi.h").path
+        try #require(FileManager.default.fileExists(atPath: header), "no \(header)")
+        return directory.path
+    }
+
+    /// A C program that fails to compile if a copied declaration differs from the real one,
+    /// and prints the error domains' names.
+    static var checkProgram: String {
+        let codes = GLibErrorCode.checked.map { "SAME(\($0.name), \($0.value))" }.joined(separator: "\n")
+        return """
+            #include <libsecret/secret.h>
+            #include <stddef.h>
+            #include <stdio.h>
+            #define CVAULTSECRET_ABI_CHECK 1
+            #include "glib_abi.h"
+
+            #define SAME(a, b) _Static_assert((a) == (b), #a " == " #b);
+            #define COMPATIBLE(a, b) _Static_assert(__builtin_types_compatible_p(a, b), #a " ~ " #b);
+            #define LAYOUT(ours, theirs, field) \\
+                SAME(offsetof(ours, field), offsetof(theirs, field)) \\
+                SAME(sizeof(((ours *)0)->field), sizeof(((theirs *)0)->field))
+
+            SAME(sizeof(CVaultSecret_GErrorLayout), sizeof(GError))
+            LAYOUT(CVaultSecret_GErrorLayout, GError, domain)
+            LAYOUT(CVaultSecret_GErrorLayout, GError, code)
+            LAYOUT(CVaultSecret_GErrorLayout, GError, message)
+            SAME(sizeof(CVaultSecret_GListLayout), sizeof(GList))
+            LAYOUT(CVaultSecret_GListLayout, GList, data)
+            LAYOUT(CVaultSecret_GListLayout, GList, next)
+            LAYOUT(CVaultSecret_GListLayout, GList, prev)
+
+            SAME(CVAULTSECRET_SECRET_SEARCH_ALL, SECRET_SEARCH_ALL)
+            SAME(CVAULTSECRET_SECRET_SERVICE_NONE, SECRET_SERVICE_NONE)
+            SAME(CVAULTSECRET_SECRET_COLLECTION_NONE, SECRET_COLLECTION_NONE)
+            SAME(CVAULTSECRET_SECRET_ITEM_CREATE_NONE, SECRET_ITEM_CREATE_NONE)
+            SAME(CVAULTSECRET_G_BUS_TYPE_SESSION, G_BUS_TYPE_SESSION)
+
+            COMPATIBLE(CVAULTSECRET_STANDIN_gboolean, gboolean)
+            COMPATIBLE(CVAULTSECRET_STANDIN_guint, guint)
+            COMPATIBLE(CVAULTSECRET_STANDIN_guint64, guint64)
+            COMPATIBLE(CVAULTSECRET_STANDIN_gsize, gsize)
+            COMPATIBLE(CVAULTSECRET_STANDIN_gssize, gssize)
+            COMPATIBLE(CVAULTSECRET_STANDIN_GQuark, GQuark)
+            COMPATIBLE(CVAULTSECRET_STANDIN_GBusType, GBusType)
+            COMPATIBLE(CVAULTSECRET_STANDIN_SecretServiceFlags, SecretServiceFlags)
+            COMPATIBLE(CVAULTSECRET_STANDIN_SecretCollectionFlags, SecretCollectionFlags)
+            COMPATIBLE(CVAULTSECRET_STANDIN_SecretSearchFlags, SecretSearchFlags)
+            COMPATIBLE(CVAULTSECRET_STANDIN_SecretItemCreateFlags, SecretItemCreateFlags)
+            COMPATIBLE(CVAULTSECRET_STANDIN_GHashFunc, GHashFunc)
+            COMPATIBLE(CVAULTSECRET_STANDIN_GEqualFunc, GEqualFunc)
+            COMPATIBLE(CVAULTSECRET_STANDIN_GDestroyNotify, GDestroyNotify)
+
+            // Initialising a pointer of our type with the real function: any difference in a
+            // parameter or the result is an incompatible-pointer-types error (with -Werror).
+            #define PROTOTYPE(ret, name, params) \
+                __attribute__((unused)) static ret (*const check_##name) params = &name;
+            CVAULTSECRET_FUNCTIONS(PROTOTYPE)
+
+            \(codes)
+
+            int main(void) {
+                printf("%s\\n%s\\n%s\\n", g_quark_to_string(G_DBUS_ERROR), g_quark_to_string(G_IO_ERROR),
+                       g_quark_to_string(SECRET_ERROR));
+                return 0;
+            }
+            """
+    }
+}

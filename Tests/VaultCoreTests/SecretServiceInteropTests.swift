@@ -1,0 +1,157 @@
+import Foundation
+import Testing
+import VaultTestSupport
+
+@testable import VaultCore
+
+/// vault and the other Secret Service clients read each other's secrets: `secret-tool` (libsecret)
+/// and Debian's python3-keyring with its SecretService backend (secretstorage), all addressing
+/// items by the attributes `service` and `username`.
+@Suite("Secret Service interop")
+struct SecretServiceInteropTests {
+    @Test("vault reads what secret-tool stored, and secret-tool reads what vault wrote")
+    func secretToolBothWays() throws {
+        try TestKeyring.require()
+        let secretTool = try requireSecretTool()
+        let service = TestKeyring.uniqueService("secret-tool")
+        defer { TestKeyring.clean([service]) }
+        let store = try SecretServiceStore(timeout: TestKeyring.timeout)
+
+        let alice = try SecretName(service: service, account: "alice")
+        let stored = try HelperProcess.run(
+            secretTool, ["store", "--label=from secret-tool", "service", service, "username", "alice"],
+            stdin: Array("from secret-tool".utf8))
+        try #require(stored.status == 0, "secret-tool store: \(stored.stderr)")
+        let record = try #require(try store.read(alice))
+        #expect(record.value == Array("from secret-tool".utf8))
+        // No vault attributes: the metadata comes from the item's own times, not from 1970.
+        #expect(abs(record.metadata.created.secondsSince1970 - Timestamp.now().secondsSince1970) < 3600)
+        #expect(record.metadata.expires == nil)
+        #expect(try store.list(service: service).map(\.name) == [alice])
+
+        let bob = try SecretName(service: service, account: "bob")
+        for value in [Array("from vault".utf8), [0, 1, 0, 0xFF, 0x80, 0x0A], []] {
+            try store.write(SecretRecord(name: bob, value: value, metadata: Self.metadata()))
+            let looked = try HelperProcess.run(secretTool, ["lookup", "service", service, "username", "bob"])
+            #expect(looked.status == 0, "secret-tool lookup: \(looked.stderr)")
+            #expect(looked.stdout == value, "secret-tool read \(looked.stdout) for \(value)")
+        }
+    }
+
+    @Test("python3-keyring and vault read each other's secrets")
+    func pythonKeyring() throws {
+        try TestKeyring.require()
+        try TestKeyring.requireTool(Python.missing)
+        let service = TestKeyring.uniqueService("python")
+        defer { TestKeyring.clean([service]) }
+        let store = try SecretServiceStore(timeout: TestKeyring.timeout)
+
+        try Python.set(service, "carol", "from python ✓")
+        let carol = try SecretName(service: service, account: "carol")
+        #expect(try store.read(carol)?.value == Array("from python ✓".utf8))
+
+        let dave = try SecretName(service: service, account: "dave")
+        try store.write(SecretRecord(name: dave, value: Array("from vault ✓".utf8), metadata: Self.metadata()))
+        #expect(try Python.get(service, "dave") == "from vault ✓")
+        #expect(try store.list(service: service).map(\.name.account) == ["carol", "dave"])
+    }
+
+    @Test("writing over another tool's item updates that item in place and keeps its attributes")
+    func updatesForeignItemInPlace() throws {
+        try TestKeyring.require()
+        try TestKeyring.requireTool(Python.missing)
+        let secretTool = try requireSecretTool()
+        let service = TestKeyring.uniqueService("in-place")
+        defer { TestKeyring.clean([service]) }
+        let store = try SecretServiceStore(timeout: TestKeyring.timeout)
+
+        try Python.set(service, "erin", "old")
+        let erin = try SecretName(service: service, account: "erin")
+        var metadata = Self.metadata()
+        metadata.expires = Timestamp(secondsSince1970: 1_900_000_000)
+        try store.write(SecretRecord(name: erin, value: Array("new".utf8), metadata: metadata))
+
+        let search = try HelperProcess.run(secretTool, ["search", "--all", "service", service, "username", "erin"])
+        let items = search.text.split(separator: "\n").filter { $0.hasPrefix("[/") }
+        #expect(items.count == 1, "expected one item, found:\n\(search.text)")
+        // secret-tool prints the attributes on stderr.
+        #expect(search.stderr.contains("attribute.application = Python keyring library"), "\(search.stderr)")
+        #expect(search.stderr.contains("attribute.vault.expires = 2030-03-17T17:46:40Z"), "\(search.stderr)")
+        #expect(try Python.get(service, "erin") == "new")
+        #expect(try store.read(erin)?.metadata == metadata)
+    }
+
+    @Test("vault's items have a readable label, the generic schema and RFC 3339 metadata")
+    func itemLayout() throws {
+        try TestKeyring.require()
+        let secretTool = try requireSecretTool()
+        let service = TestKeyring.uniqueService("layout")
+        defer { TestKeyring.clean([service]) }
+        let store = try SecretServiceStore(timeout: TestKeyring.timeout)
+
+        let name = try SecretName(service: service, account: "frank")
+        let metadata = SecretMetadata(
+            created: Timestamp(secondsSince1970: 1_700_000_000), updated: Timestamp(secondsSince1970: 1_700_000_100),
+            expires: Timestamp(secondsSince1970: 1_800_000_000))
+        try store.write(SecretRecord(name: name, value: Array("v".utf8), metadata: metadata))
+        let search = try HelperProcess.run(secretTool, ["search", "--all", "service", service])
+        let shown = search.text + search.stderr  // secret-tool prints the attributes on stderr
+        for line in [
+            "label = vault: \(service)/frank", "schema = org.freedesktop.Secret.Generic",
+            "attribute.vault.created = 2023-11-14T22:13:20Z", "attribute.vault.updated = 2023-11-14T22:15:00Z",
+            "attribute.vault.expires = 2027-01-15T08:00:00Z",
+        ] {
+            #expect(shown.contains(line), "missing '\(line)' in:\n\(shown)")
+        }
+    }
+
+    static func metadata() -> SecretMetadata {
+        SecretMetadata(created: Timestamp(secondsSince1970: 1_700_000_000), updated: .now())
+    }
+
+    private func requireSecretTool() throws -> String {
+        let path = HelperProcess.find("secret-tool")
+        try TestKeyring.requireTool(path == nil ? "secret-tool is not installed (libsecret-tools)" : nil)
+        return path ?? ""
+    }
+}
+
+/// Debian's python3-keyring, forced onto its SecretService backend.
+private enum Python {
+    static let executable = "/usr/bin/python3"
+    static let environment = ["PYTHON_KEYRING_BACKEND": "keyring.backends.SecretService.Keyring"]
+    /// Fails unless the backend in use really is the Secret Service one.
+    static let prelude = """
+        import sys, keyring
+        backend = type(keyring.get_keyring())
+        assert backend.__module__ + '.' + backend.__name__ == 'keyring.backends.SecretService.Keyring', backend
+        """
+
+    static let missing: String? = {
+        guard FileManager.default.isExecutableFile(atPath: executable),
+            (try? HelperProcess.run(executable, ["-c", "import keyring, secretstorage"]))?.status == 0
+        else { return "python3-keyring is not installed for \(executable)" }
+        return nil
+    }()
+
+    static func set(_ service: String, _ username: String, _ password: String) throws {
+        let result = try HelperProcess.run(
+            executable,
+            ["-c", prelude + "\nkeyring.set_password(sys.argv[1], sys.argv[2], sys.stdin.read())", service, username],
+            stdin: Array(password.utf8), environment: environment)
+        try #require(result.status == 0, "python keyring set_password: \(result.stderr)")
+    }
+
+    static func get(_ service: String, _ username: String) throws -> String? {
+        let result = try HelperProcess.run(
+            executable,
+            [
+                "-c",
+                prelude + "\nvalue = keyring.get_password(sys.argv[1], sys.argv[2])\n"
+                    + "sys.stdout.write('none' if value is None else 'value:' + value)", service, username,
+            ],
+            environment: environment)
+        try #require(result.status == 0, "python keyring get_password: \(result.stderr)")
+        return result.text.hasPrefix("value:") ? String(result.text.dropFirst("value:".count)) : nil
+    }
+}

@@ -1,0 +1,136 @@
+import Testing
+
+@testable import VaultCore
+
+/// The Secret Service store's pure-Swift parts: attributes, metadata and error mapping.
+/// No keyring needed.
+@Suite("Secret Service mapping")
+struct SecretServiceMappingTests {
+    let name = try! SecretName(service: "github.com", account: "ci/token")
+
+    @Test("GLib errors map to the right codes and keep domain, code and message")
+    func errorMapping() {
+        func map(_ domain: String, _ code: Int32, _ step: SecretServiceStep = .service, timedOut: Bool = false)
+            -> VaultError
+        {
+            VaultError.secretService(
+                GLibError(domain: domain, code: code, message: "detail\nline two"), step: step, action: "reading 'x'",
+                timeout: 2.5, timedOut: timedOut)
+        }
+        let dbus = GLibErrorCode.dbusDomain
+        let io = GLibErrorCode.ioDomain
+        let cases: [(VaultError, VaultError.Code, String)] = [
+            (map(io, GLibErrorCode.ioCancelled, timedOut: true), .unavailable, "did not answer within 2.5 s"),
+            (map(dbus, GLibErrorCode.dbusNoReply), .unavailable, "did not answer within 2.5 s"),
+            (map(io, GLibErrorCode.ioTimedOut), .unavailable, "did not answer within"),
+            (map(GLibErrorCode.secretDomain, GLibErrorCode.secretIsLocked), .cannotUnlock, "locked"),
+            (map(io, 1, .bus), .unavailable, "no D-Bus session bus"),
+            (map(dbus, GLibErrorCode.dbusServiceUnknown), .unavailable, "no Secret Service provider"),
+            (map(dbus, GLibErrorCode.dbusNameHasNoOwner), .unavailable, "no Secret Service provider"),
+            (map(dbus, 25), .unavailable, "no Secret Service provider"),
+            (map(dbus, GLibErrorCode.dbusDisconnected), .unavailable, "lost the D-Bus session bus"),
+            (map(dbus, 9), .other, "failed while reading 'x'"),
+        ]
+        for (error, code, text) in cases {
+            #expect(error.code == code, "\(error.message)")
+            #expect(error.message.contains(text), "\(error.message)")
+            #expect(error.message.contains("detail line two ["), "message kept on one line: \(error.message)")
+            #expect(!error.message.contains("\n"))
+            #expect(error.code != .notFound)
+        }
+        #expect(map(dbus, 2).message.hasSuffix("[g-dbus-error-quark 2]"))
+        let remoteLocked = VaultError.secretService(
+            GLibError(domain: dbus, code: 0, message: "GDBus.Error:org.freedesktop.Secret.Error.IsLocked: locked"),
+            step: .service, action: "x", timeout: 1, timedOut: false)
+        #expect(remoteLocked.code == .cannotUnlock)
+    }
+
+    @Test("seconds print as whole numbers when whole")
+    func seconds() {
+        #expect(formatSeconds(5) == "5")
+        #expect(formatSeconds(0.5) == "0.5")
+    }
+
+    @Test("vault's items: lookup attributes, schema, metadata attributes, label")
+    func attributesForRecord() {
+        let record = SecretRecord(
+            name: name, value: [1],
+            metadata: SecretMetadata(
+                created: Timestamp(secondsSince1970: 0), updated: Timestamp(secondsSince1970: 60),
+                expires: Timestamp(secondsSince1970: 3600)))
+        #expect(SecretServiceItems.query(name) == ["service": "github.com", "username": "ci/token"])
+        #expect(SecretServiceItems.query(service: nil) == [:])
+        #expect(
+            SecretServiceItems.attributes(for: record) == [
+                "service": "github.com", "username": "ci/token", "xdg:schema": "org.freedesktop.Secret.Generic",
+                "vault.created": "1970-01-01T00:00:00Z", "vault.updated": "1970-01-01T00:01:00Z",
+                "vault.expires": "1970-01-01T01:00:00Z",
+            ])
+        #expect(SecretServiceItems.label(for: name) == "vault: github.com/ci/token")
+    }
+
+    @Test("updating another tool's item keeps its attributes and drops a stale expiry")
+    func merging() {
+        let record = SecretRecord(
+            name: name, value: [1],
+            metadata: SecretMetadata(created: Timestamp(secondsSince1970: 0), updated: Timestamp(secondsSince1970: 0)))
+        let existing = [
+            "service": "github.com", "username": "ci/token", "application": "Python keyring library",
+            "vault.expires": "2000-01-01T00:00:00Z",
+        ]
+        let merged = SecretServiceItems.merging(record, into: existing)
+        #expect(merged["application"] == "Python keyring library")
+        #expect(merged["vault.expires"] == nil)
+        #expect(merged["xdg:schema"] == nil)
+        #expect(merged["vault.created"] == "1970-01-01T00:00:00Z")
+    }
+
+    @Test("metadata: vault's attributes first, then the item's times, then now")
+    func metadata() {
+        let now = Timestamp(secondsSince1970: 2_000_000_000)
+        let fromVault = SecretServiceItems.metadata(
+            attributes: ["vault.created": "2023-11-14T22:13:20Z", "vault.updated": "2023-11-14T22:15:00Z"],
+            created: 5, modified: 6, now: now)
+        #expect(
+            fromVault
+                == SecretMetadata(
+                    created: Timestamp(secondsSince1970: 1_700_000_000),
+                    updated: Timestamp(secondsSince1970: 1_700_000_100)))
+        let fromItem = SecretServiceItems.metadata(
+            attributes: ["vault.created": "garbage"], created: 5, modified: 6, now: now)
+        #expect(
+            fromItem == SecretMetadata(created: Timestamp(secondsSince1970: 5), updated: Timestamp(secondsSince1970: 6))
+        )
+        let unknown = SecretServiceItems.metadata(attributes: [:], created: 0, modified: 0, now: now)
+        #expect(unknown == SecretMetadata(created: now, updated: now))
+    }
+
+    @Test("content type: text/plain for text, octet-stream for binary")
+    func contentType() {
+        #expect(SecretServiceItems.contentType(for: Array("tøken".utf8)) == "text/plain")
+        #expect(SecretServiceItems.contentType(for: []) == "text/plain")
+        #expect(SecretServiceItems.contentType(for: [0x61, 0]) == "application/octet-stream")
+        #expect(SecretServiceItems.contentType(for: [0xFF]) == "application/octet-stream")
+    }
+
+    @Test("the preferred item is the newest unlocked one; none if all are locked")
+    func preferred() {
+        typealias Candidate = SecretServiceItems.Candidate
+        let items = [
+            Candidate(locked: false, created: 1, modified: 10), Candidate(locked: true, created: 1, modified: 99),
+            Candidate(locked: false, created: 1, modified: 20),
+        ]
+        #expect(SecretServiceItems.preferred(items) == 2)
+        #expect(SecretServiceItems.preferred([Candidate(locked: true, created: 0, modified: 0)]) == nil)
+        #expect(SecretServiceItems.preferred([]) == nil)
+    }
+
+    @Test("names: both attributes and a valid name, else not listed")
+    func names() {
+        #expect(
+            SecretServiceItems.name(of: ["service": "s", "username": "u"])
+                == (try? SecretName(service: "s", account: "u")))
+        #expect(SecretServiceItems.name(of: ["service": "s"]) == nil)
+        #expect(SecretServiceItems.name(of: ["service": "s", "username": ""]) == nil)
+    }
+}

@@ -1,0 +1,173 @@
+import Foundation
+import Testing
+
+/// A D-Bus session bus of a test's own, with whatever should (or should not) answer on it.
+///
+/// libsecret talks to the bus named by DBUS_SESSION_BUS_ADDRESS and keeps that connection for
+/// the life of the process, so tests that need a different bus (no provider, a provider that
+/// never answers, a locked keyring) start one here and run the store in a child process (an
+/// exit test) whose environment points at it. The bus has no service activation, so nothing
+/// starts on it unless the test starts it. Everything started is stopped by process id.
+final class PrivateBus {
+    let directory: URL
+    let address: String
+    private var processes: [pid_t] = []
+
+    /// What to run on the bus besides the bus itself.
+    enum Peer {
+        /// Nothing: the Secret Service name has no owner and cannot be activated.
+        case none
+        /// A process that owns org.freedesktop.secrets and never answers a call.
+        case silentOwner
+        /// gnome-keyring-daemon with a fresh login keyring, unlocked with this password.
+        case keyring(password: String)
+    }
+
+    /// The programs a peer needs, or why the test cannot run here.
+    static func missingTools(for peer: Peer) -> String? {
+        var tools = ["dbus-daemon", "gdbus"]
+        switch peer {
+        case .none: break
+        case .silentOwner: tools.append("python3 (Debian's /usr/bin/python3 with python3-dbus)")
+        case .keyring: tools += ["gnome-keyring-daemon", "secret-tool"]
+        }
+        let missing = tools.filter { tool in
+            tool.hasPrefix("python3") ? !hasPythonDBus : HelperProcess.find(tool) == nil
+        }
+        return missing.isEmpty ? nil : "not installed: \(missing.joined(separator: ", "))"
+    }
+
+    private static var hasPythonDBus: Bool {
+        FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")
+            && (try? HelperProcess.run("/usr/bin/python3", ["-c", "import dbus"]).status) == 0
+    }
+
+    init(_ peer: Peer) throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("vault-bus-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: directory.path)
+        let socket = directory.appendingPathComponent("bus").path
+        address = "unix:path=\(socket)"
+        do {
+            try startBus(socket: socket)
+            switch peer {
+            case .none: break
+            case .silentOwner: try startSilentOwner()
+            case .keyring(let password): try startKeyring(password: password)
+            }
+        } catch {
+            stop()
+            throw error
+        }
+    }
+
+    deinit { stop() }
+
+    /// The environment for a program (or exit test) that should use this bus.
+    var environment: [String: String] { ["DBUS_SESSION_BUS_ADDRESS": address] }
+
+    /// Runs a program against this bus.
+    func run(_ executable: String, _ arguments: [String], stdin: [UInt8]? = nil) throws -> HelperProcess.Result {
+        try HelperProcess.run(executable, arguments, stdin: stdin, environment: environment, timeout: 20)
+    }
+
+    /// Stops everything this bus started, newest first, by process id.
+    func stop() {
+        for pid in processes.reversed() { HelperProcess.stop(pid) }
+        processes = []
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    private func launch(
+        _ name: String, _ executable: String, _ arguments: [String], _ environment: [String: String] = [:],
+        stdin: [UInt8] = []
+    ) throws {
+        let input = directory.appendingPathComponent("\(name).in")
+        try Data(stdin).write(to: input)
+        let pid = try HelperProcess.spawn(
+            executable, arguments, environment: environment, input: input.path,
+            output: directory.appendingPathComponent("\(name).out").path,
+            errors: directory.appendingPathComponent("\(name).err").path)
+        processes.append(pid)
+    }
+
+    private func startBus(socket: String) throws {
+        let config = directory.appendingPathComponent("bus.conf")
+        try """
+        <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+         "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+        <busconfig>
+          <type>session</type>
+          <listen>unix:path=\(socket)</listen>
+          <auth>EXTERNAL</auth>
+          <policy context="default">
+            <allow send_destination="*" eavesdrop="true"/>
+            <allow eavesdrop="true"/>
+            <allow own="*"/>
+          </policy>
+        </busconfig>
+        """.write(to: config, atomically: true, encoding: .utf8)
+        try launch("dbus-daemon", HelperProcess.find("dbus-daemon")!, ["--config-file=\(config.path)", "--nofork"])
+        try waitUntil("the private bus at \(socket)") { FileManager.default.fileExists(atPath: socket) }
+    }
+
+    private func startSilentOwner() throws {
+        // Owns the name, then sleeps without a main loop: calls queue up and are never answered.
+        let script = """
+            import dbus, time
+            bus = dbus.bus.BusConnection('\(address)')
+            bus.request_name('org.freedesktop.secrets')
+            time.sleep(600)
+            """
+        try launch("silent-owner", "/usr/bin/python3", ["-c", script])
+        try waitUntil("the silent owner of org.freedesktop.secrets") { try self.secretsNameHasOwner() }
+    }
+
+    private func startKeyring(password: String) throws {
+        let home = directory.appendingPathComponent("home")
+        let runtime = directory.appendingPathComponent("runtime")
+        for folder in [home, runtime] {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: folder.path)
+        }
+        var environment = self.environment
+        environment["HOME"] = home.path
+        environment["XDG_DATA_HOME"] = home.appendingPathComponent("data").path
+        environment["XDG_CONFIG_HOME"] = home.appendingPathComponent("config").path
+        environment["XDG_RUNTIME_DIR"] = runtime.path
+        try launch(
+            "gnome-keyring", HelperProcess.find("gnome-keyring-daemon")!,
+            ["--foreground", "--unlock", "--components=secrets"],
+            environment, stdin: Array(password.utf8))
+        try waitUntil("gnome-keyring-daemon on the private bus") { try self.secretsNameHasOwner() }
+    }
+
+    private func secretsNameHasOwner() throws -> Bool {
+        let reply = try run(
+            HelperProcess.find("gdbus")!,
+            [
+                "call", "--session", "--dest", "org.freedesktop.DBus", "--object-path", "/org/freedesktop/DBus",
+                "--method", "org.freedesktop.DBus.NameHasOwner", "org.freedesktop.secrets",
+            ])
+        return reply.text.contains("true")
+    }
+
+    private func waitUntil(_ what: String, timeout: Double = 10, _ ready: () throws -> Bool) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if try ready() { return }
+            usleep(20_000)
+        }
+        let logs = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        let details = logs.filter { $0.hasSuffix(".err") }.compactMap { name in
+            (try? String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8)).map { "\(name): \($0)" }
+        }
+        throw PrivateBusError(
+            message: "\(what) did not start within \(Int(timeout)) s. \(details.joined(separator: " "))")
+    }
+
+    struct PrivateBusError: Error, CustomStringConvertible {
+        var message: String
+        var description: String { message }
+    }
+}
