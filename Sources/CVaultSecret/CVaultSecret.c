@@ -38,8 +38,10 @@ char *_Nullable CVaultSecret_Load(const char *_Nonnull soname) {
     pthread_mutex_lock(&load_lock);
     char *reason = NULL;
     // Every call opens the library, so a name that does not load reports its own reason
-    // even after another name loaded; the first complete library stays in use.
-    void *handle = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
+    // even after another name loaded; the first complete library stays in use. Lazy binding:
+    // RTLD_NOW bound every function of libsecret, GIO, GObject and GLib at each start, and
+    // every function the shim calls is resolved below by dlsym anyway.
+    void *handle = dlopen(soname, RTLD_LAZY | RTLD_LOCAL);
     if (handle == NULL) {
         reason = copy_reason("", dlerror());
     } else {
@@ -99,6 +101,13 @@ void CVaultSecret_ErrorFree(CVaultSecret_Error *_Nullable error) {
 
 #define CANCELLABLE(deadline) CVaultSecret_DeadlineCancellable(deadline)
 
+// The shim's reference to the shared session bus connection, taken once and kept for the life
+// of the process. GLib caches the shared connection only while someone holds it: releasing it
+// here closed it, so secret_service_get_sync connected (and said Hello) a second time, on a
+// connection whose exit-on-close was on again.
+static pthread_mutex_t bus_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct CVaultSecret_GDBusConnection *session_bus = NULL;  // guarded by bus_lock
+
 bool CVaultSecret_SessionBusConnect(
     CVaultSecret_Deadline *_Nonnull deadline, CVaultSecret_Error *_Nullable *_Nonnull error) {
     // g_bus_get_sync returns the process's shared session connection, which libsecret then
@@ -108,7 +117,13 @@ bool CVaultSecret_SessionBusConnect(
         fn.g_bus_get_sync(CVAULTSECRET_G_BUS_TYPE_SESSION, CANCELLABLE(deadline), GERROR_OUT(error));
     if (connection == NULL) return false;
     fn.g_dbus_connection_set_exit_on_close(connection, 0);
-    fn.g_object_unref(connection);
+    pthread_mutex_lock(&bus_lock);
+    if (session_bus == NULL) {
+        session_bus = connection;  // this reference is the one kept
+        connection = NULL;
+    }
+    pthread_mutex_unlock(&bus_lock);
+    if (connection != NULL) fn.g_object_unref(connection);  // the same connection, already kept
     return true;
 }
 

@@ -27,7 +27,12 @@ printf %s "$value" | secret-tool store --label="vault bench" service vault usern
 check "$vault" --backend secret-service get "$name"
 check secret-tool lookup service vault username "$name"
 check "$python" -m keyring get vault "$name"
-"$python" -c 'import keyring; print(keyring.get_keyring().__class__.__module__)' >"$out/python-keyring-backend.txt"
+# The backends python3-keyring chains, highest priority first (SecretService, then libsecret).
+"$python" -c '
+import keyring
+chain = getattr(keyring.get_keyring(), "backends", [keyring.get_keyring()])
+print(", ".join(backend.__class__.__module__.replace("keyring.backends.", "") for backend in chain))' \
+    >"$out/python-keyring-backend.txt"
 grep -q SecretService "$out/python-keyring-backend.txt" || fail "python3 -m keyring does not use the Secret Service"
 
 echo "== secret-service"

@@ -3,21 +3,6 @@ import Testing
 
 @testable import VaultCore
 
-/// A document handed over in pieces of `size` bytes, as a file vault's age chunks hand it over.
-struct Pieces: DocumentChunks {
-    let bytes: [UInt8]
-    let size: Int
-
-    func forEachChunk(_ body: (UnsafeBufferPointer<UInt8>) throws(VaultError) -> Void) throws(VaultError) {
-        var start = 0
-        repeat {
-            let piece = Array(bytes[start..<min(start + size, bytes.count)])
-            try piece.withUnsafeBufferPointer { (buffer) throws(VaultError) in try body(buffer) }
-            start += size
-        } while start < bytes.count
-    }
-}
-
 /// The answer `find` must give: the record `decode` finds, or the error `decode` throws.
 private func reference(_ name: SecretName, in document: [UInt8]) -> Result<SecretRecord?, VaultError> {
     do throws(VaultError) {
@@ -83,7 +68,7 @@ struct DocumentScanTests {
 
     @Test("a document in pieces reads as the whole document", arguments: [1, 2, 3, 7, 64, 4096])
     func pieces(size: Int) throws {
-        let pieces = Pieces(bytes: Self.document, size: size)
+        let pieces = DocumentPieces(bytes: Self.document, size: size)
         for (service, account) in Self.names {
             let name = try SecretName(service: service, account: account)
             #expect(found(name, in: pieces) == found(name, in: Self.document), "\(name)")
@@ -121,7 +106,7 @@ struct DocumentScanTests {
         }
         for size in [1, 5, 100] {
             let name = try SecretName(service: "vault", account: "z")
-            guard case .failure(let error) = found(name, in: Pieces(bytes: document, size: size)) else {
+            guard case .failure(let error) = found(name, in: DocumentPieces(bytes: document, size: size)) else {
                 Issue.record("find in pieces of \(size) read past \(damaged.debugDescription)")
                 continue
             }
@@ -144,7 +129,7 @@ struct DocumentScanTests {
         let name = try SecretName(service: "vault", account: "absent")
         for text in ["", "{\"vault\":1}", "{\"vault\":1}\n" + line("vault", "a").dropLast()] {
             for size in [1, 4, 4096] {
-                guard case .failure(let error) = found(name, in: Pieces(bytes: Array(text.utf8), size: size)) else {
+                guard case .failure(let error) = found(name, in: DocumentPieces(bytes: Array(text.utf8), size: size)) else {
                     Issue.record("\(text.debugDescription) in pieces of \(size) was read")
                     continue
                 }

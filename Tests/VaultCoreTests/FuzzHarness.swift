@@ -34,6 +34,7 @@ enum FuzzHarness {
         if let binary = try? Armor.decode(bytes) {
             guard (try? Armor.decode(Armor.encode(binary))) == binary else { return "armor does not round-trip" }
         }
+        if let failure = chunkedRead(bytes) { return failure }
         if let (plaintext, envelope) = try? Age.open(bytes, identities: identities) {
             // Sealing again under the same header must give a file that opens to the same plaintext.
             let again = Age.seal(plaintext, envelope: envelope)
@@ -72,6 +73,53 @@ enum FuzzHarness {
         if let probe = try? SecretName(service: "vault", account: "a") {
             _ = try? VaultDocument.find(probe, in: bytes)
         }
+        return piecesRead(bytes, listed: listed)
+    }
+
+    /// The file store reads a document in pieces, as age chunks decrypt: every piece size must
+    /// give what the whole document gives, for the listing and for lookups.
+    static func piecesRead(_ bytes: [UInt8], listed: Result<[SecretEntry], VaultError>) -> String? {
+        var names = (try? VaultDocument.decode(bytes).map(\.name)) ?? []
+        if let probe = try? SecretName(service: "vault", account: "a") { names.append(probe) }
+        for size in [1, 7, 4096] {
+            let pieces = DocumentPieces(bytes: bytes, size: size)
+            let listedInPieces = Result { () throws(VaultError) in try VaultDocument.entries(in: pieces) }
+            guard listedInPieces == listed else { return "entries(in:) in pieces of \(size) differs" }
+            for name in names {
+                let whole = Result { () throws(VaultError) in try VaultDocument.find(name, in: bytes) }
+                let inPieces = Result { () throws(VaultError) in try VaultDocument.find(name, in: pieces) }
+                guard whole == inPieces else { return "find in pieces of \(size) differs" }
+            }
+        }
+        return nil
+    }
+
+    /// The file store reads an age file chunk by chunk (AgePayloadReader): the outcome must be
+    /// the one `Age.open` gives, unless the reader asks for the whole file.
+    static func chunkedRead(_ bytes: [UInt8]) -> String? {
+        let whole = Result { () throws(AgeError) in try Age.decrypt(bytes, identities: identities) }
+        for prefixSize in [AgePayloadReader.prefixSize, 64] {
+            let chunked = Result { () throws(AgeError) -> [UInt8]? in
+                let prefix = Array(bytes.prefix(prefixSize))
+                guard var reader = try AgePayloadReader(prefix: prefix, fileSize: bytes.count, identities: identities)
+                else { return nil }
+                var plaintext: [UInt8] = []
+                while let range = reader.nextChunk {
+                    let sealed = Array(bytes[range])
+                    let chunk = try sealed.withUnsafeBufferPointer { (buffer) throws(AgeError) in
+                        try reader.open(UnsafeRawBufferPointer(buffer))
+                    }
+                    chunk.withBytes { plaintext.append(contentsOf: $0) }
+                }
+                return plaintext
+            }
+            switch (whole, chunked) {
+            case (_, .success(nil)): continue
+            case (.success(let a), .success(let b?)) where a == b: continue
+            case (.failure(let a), .failure(let b)) where a.kind == b.kind: continue
+            default: return "reading in chunks (prefix \(prefixSize)) differs from Age.open"
+            }
+        }
         return nil
     }
 
@@ -81,5 +129,20 @@ enum FuzzHarness {
         case .control, .format, .lineSeparator, .paragraphSeparator: return true
         default: return false
         }
+    }
+}
+
+/// A document handed over in pieces of `size` bytes, as a file vault's age chunks hand it over.
+struct DocumentPieces: DocumentChunks {
+    let bytes: [UInt8]
+    let size: Int
+
+    func forEachChunk(_ body: (UnsafeBufferPointer<UInt8>) throws(VaultError) -> Void) throws(VaultError) {
+        var start = 0
+        repeat {
+            let piece = Array(bytes[start..<min(start + size, bytes.count)])
+            try piece.withUnsafeBufferPointer { (buffer) throws(VaultError) in try body(buffer) }
+            start += size
+        } while start < bytes.count
     }
 }

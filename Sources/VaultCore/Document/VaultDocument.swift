@@ -30,10 +30,15 @@ enum VaultDocument {
             JSONLine.appendString(record.name.account, to: &out)
             out.append(contentsOf: ",\"value\":\"".utf8)
             out.append(contentsOf: Data(record.value).base64EncodedString().utf8)
-            out.append(contentsOf: "\",\"created\":\"\(record.metadata.created.rfc3339)\"".utf8)
-            out.append(contentsOf: ",\"updated\":\"\(record.metadata.updated.rfc3339)\"".utf8)
+            out.append(contentsOf: "\",\"created\":\"".utf8)
+            record.metadata.created.appendRFC3339(to: &out)
+            out.append(contentsOf: "\",\"updated\":\"".utf8)
+            record.metadata.updated.appendRFC3339(to: &out)
+            out.append(0x22)
             if let expires = record.metadata.expires {
-                out.append(contentsOf: ",\"expires\":\"\(expires.rfc3339)\"".utf8)
+                out.append(contentsOf: ",\"expires\":\"".utf8)
+                expires.appendRFC3339(to: &out)
+                out.append(0x22)
             }
             out.append(contentsOf: "}\n".utf8)
         }
@@ -178,10 +183,23 @@ enum VaultDocument {
 
         static let spellings: [(key: Key, bytes: [UInt8])] = allCases.map { ($0, Array($0.name.utf8)) }
 
-        /// The key spelled by `raw`, compared as bytes (no `String` is built for a known key).
+        /// The key spelled by `raw`, compared as bytes (no `String` is built for a known key):
+        /// chosen by length and first byte, then confirmed.
         init?(_ raw: JSONLine.RawString) {
-            guard let match = Key.spellings.first(where: { raw.isASCII($0.bytes) }) else { return nil }
-            self = match.key
+            let candidate: Key
+            switch (raw.escaped ? 0 : raw.raw.count, raw.raw.first) {
+            case (7, UInt8(ascii: "s")): candidate = .service
+            case (7, UInt8(ascii: "a")): candidate = .account
+            case (5, UInt8(ascii: "v")): candidate = .value
+            case (7, UInt8(ascii: "c")): candidate = .created
+            case (7, UInt8(ascii: "u")): candidate = .updated
+            case (7, UInt8(ascii: "e")): candidate = .expires
+            default:
+                guard let match = Key.spellings.first(where: { raw.isASCII($0.bytes) }) else { return nil }
+                candidate = match.key
+            }
+            guard raw.isASCII(Key.spellings[Int(candidate.rawValue)].bytes) else { return nil }
+            self = candidate
         }
     }
 
@@ -231,8 +249,11 @@ enum VaultDocument {
         /// wrote it), so that no `String` copy of the secret, which could not be wiped, is made.
         private static func decodeBase64(_ value: JSONLine.Value) -> Data? {
             if case .string(let raw) = value, !raw.escaped {
-                var text = Data(raw.raw)
-                defer { text.resetBytes(in: 0..<text.count) }
+                // The document's own bytes, not a copy: nothing extra to wipe.
+                guard let base = raw.raw.base.baseAddress else { return Data() }
+                let text = Data(
+                    bytesNoCopy: UnsafeMutableRawPointer(mutating: base + raw.raw.startIndex), count: raw.raw.count,
+                    deallocator: .none)
                 return Data(base64Encoded: text)
             }
             return value.string.flatMap { Data(base64Encoded: $0) }
@@ -241,7 +262,13 @@ enum VaultDocument {
         private func time(
             _ raw: JSONLine.RawString?, _ key: String, _ lineNumber: Int
         ) throws(VaultError) -> Timestamp {
-            guard let text = raw?.string, let time = Timestamp(rfc3339: text) else {
+            let parsed: Timestamp?
+            if let raw, !raw.escaped {
+                parsed = Timestamp(rfc3339Bytes: UnsafeBufferPointer(rebasing: raw.raw))
+            } else {
+                parsed = raw?.string.flatMap(Timestamp.init(rfc3339:))
+            }
+            guard let time = parsed else {
                 throw damaged(lineNumber, "'\(key)' is missing or not an RFC 3339 time")
             }
             return time

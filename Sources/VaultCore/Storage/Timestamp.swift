@@ -32,11 +32,38 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
 
     /// The RFC 3339 form in UTC, e.g. `2026-11-21T10:04:48Z`.
     public var rfc3339: String {
+        var out: [UInt8] = []
+        out.reserveCapacity(20)
+        appendRFC3339(to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends ``rfc3339`` as UTF-8 without building a `String`: the vault document holds two
+    /// times per secret, and string interpolation made them most of the cost of a large `set`.
+    func appendRFC3339(to out: inout [UInt8]) {
         let days = secondsSince1970 >= 0 ? secondsSince1970 / 86_400 : (secondsSince1970 - 86_399) / 86_400
         let secondOfDay = secondsSince1970 - days * 86_400
         let (year, month, day) = Self.civil(fromDays: days)
-        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T"
-            + "\(pad(secondOfDay / 3600, 2)):\(pad(secondOfDay / 60 % 60, 2)):\(pad(secondOfDay % 60, 2))Z"
+        func field(_ value: Int64, _ width: Int, then separator: UInt8) {
+            var limit: Int64 = 1
+            for _ in 0..<width { limit *= 10 }
+            if value >= 0, value < limit {
+                var divisor = limit / 10
+                while divisor > 0 {
+                    out.append(UInt8(truncatingIfNeeded: 0x30 + value / divisor % 10))
+                    divisor /= 10
+                }
+            } else {
+                out.append(contentsOf: pad(value, width).utf8)  // years outside 0...9999, as before
+            }
+            out.append(separator)
+        }
+        field(year, 4, then: UInt8(ascii: "-"))
+        field(month, 2, then: UInt8(ascii: "-"))
+        field(day, 2, then: UInt8(ascii: "T"))
+        field(secondOfDay / 3600, 2, then: UInt8(ascii: ":"))
+        field(secondOfDay / 60 % 60, 2, then: UInt8(ascii: ":"))
+        field(secondOfDay % 60, 2, then: UInt8(ascii: "Z"))
     }
 
     public var description: String { rfc3339 }
@@ -44,7 +71,13 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
     /// Parses RFC 3339: `YYYY-MM-DDTHH:MM:SS` with an optional fraction (dropped), then `Z` or
     /// a `±HH:MM` offset. Returns `nil` for anything else.
     public init?(rfc3339 text: String) {
-        let b = Array(text.utf8)
+        var text = text
+        guard let time = text.withUTF8({ Timestamp(rfc3339Bytes: $0) }) else { return nil }
+        self = time
+    }
+
+    /// Parses RFC 3339 from its UTF-8 bytes, as ``init(rfc3339:)`` does, without making a `String`.
+    init?(rfc3339Bytes b: UnsafeBufferPointer<UInt8>) {
         func number(_ range: Range<Int>) -> Int64? {
             guard range.upperBound <= b.count else { return nil }
             var value: Int64 = 0
