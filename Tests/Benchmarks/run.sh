@@ -138,23 +138,30 @@ bench file-passphrase -N --warmup 1 --runs "$slow_runs" \
 unset VAULT_PASSPHRASE
 
 # --- Scale: 10, 1,000 and 10,000 secrets ------------------------------------------------------
+# Each command is timed on the three sizes in one hyperfine run, so that their ratios compare
+# runs minutes apart at most. get reads the last secret, the worst case for a scan.
 export VAULT_IDENTITY_FILE="$work/key.txt"
 value_of 1 >"$work/value.txt"
+gets=() lists=() sets=()
 for count in 10 1000 10000; do
     file=$work/scale-$count.age
     last=$(printf 'bench-%05d' $((count - 1)))
-    middle=$(printf 'bench-%05d' $((count / 2)))
     check "$(value_of $((count - 1)))" "$vault" --file "$file" get "$last"
     [ "$("$vault" --file "$file" ls | wc -l)" = "$count" ] || fail "vault ls of $count secrets"
-    bench "scale-$count-read" -N --warmup "$warmup" --runs "$runs" \
-        "$vault --file $file get $last" \
-        "$vault --file $file ls"
+    gets+=("$vault --file $file get $last")
+    lists+=("$vault --file $file ls")
     # set replaces an existing secret (same size every run); the shell is for the redirection,
     # and hyperfine subtracts its start-up.
-    bench "scale-$count-set" --warmup "$warmup" --runs "$runs" \
-        "$vault --file $file set $middle < $work/value.txt"
-    check "$(cat "$work/value.txt")" "$vault" --file "$file" get "$middle"
-    [ "$("$vault" --file "$file" ls | wc -l)" = "$count" ] || fail "vault set changed the count of $count secrets"
+    sets+=("$vault --file $file set $(printf 'bench-%05d' $((count / 2))) < $work/value.txt")
+done
+bench scale-get -N --warmup "$warmup" --runs "$runs" "${gets[@]}"
+bench scale-ls -N --warmup "$warmup" --runs "$runs" "${lists[@]}"
+bench scale-set --warmup "$warmup" --runs "$runs" "${sets[@]}"
+for count in 10 1000 10000; do
+    middle=$(printf 'bench-%05d' $((count / 2)))
+    check "$(cat "$work/value.txt")" "$vault" --file "$work/scale-$count.age" get "$middle"
+    [ "$("$vault" --file "$work/scale-$count.age" ls | wc -l)" = "$count" ] \
+        || fail "vault set changed the count of $count secrets"
 done
 
 # --- Concurrency: 8 writers x 100 names on one file -------------------------------------------

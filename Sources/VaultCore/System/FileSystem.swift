@@ -59,10 +59,14 @@ enum FileSystem {
     static func readAll(_ fd: Int32, path: String, limit: Int) throws(VaultError) -> [UInt8] {
         var buffer: [UInt8] = []
         var st = stat()
+        // A small file (a key file) is read through a buffer of its own size, not 64 KiB of
+        // pages to zero, fault in and wipe.
+        var chunkSize = 65_536
         if fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, st.st_size > 0 {
             buffer.reserveCapacity(min(Int(st.st_size), limit) + 1)
+            chunkSize = min(chunkSize, max(4096, Int(st.st_size) + 1))
         }
-        var chunk = [UInt8](repeating: 0, count: 65_536)
+        var chunk = [UInt8](repeating: 0, count: chunkSize)
         while true {
             let n = try syscall("read \(path)") {
                 chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
