@@ -59,7 +59,7 @@ public struct AgePayloadReader {
         offset = payloadStart
     }
 
-    /// The byte range of the file to read and pass to ``open(_:into:)`` next, or nil once the
+    /// The byte range of the file to read and pass to ``open(_:)`` next, or nil once the
     /// final chunk has been opened.
     public var nextChunk: Range<Int>? {
         finished ? nil : offset..<(offset + Stream.sealedLength(remaining: fileSize - offset).length)
