@@ -129,7 +129,8 @@ struct DocumentScanTests {
         let name = try SecretName(service: "vault", account: "absent")
         for text in ["", "{\"vault\":1}", "{\"vault\":1}\n" + line("vault", "a").dropLast()] {
             for size in [1, 4, 4096] {
-                guard case .failure(let error) = found(name, in: DocumentPieces(bytes: Array(text.utf8), size: size)) else {
+                guard case .failure(let error) = found(name, in: DocumentPieces(bytes: Array(text.utf8), size: size))
+                else {
                     Issue.record("\(text.debugDescription) in pieces of \(size) was read")
                     continue
                 }

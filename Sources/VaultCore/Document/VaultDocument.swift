@@ -427,15 +427,30 @@ private struct RecordNeedle {
         if rest.literal(Self.expiresKey) {
             guard rest.string() else { return false }
         }
-        return rest.literal(Self.closing) && rest.atEnd
+        return rest.closingBrace() && rest.atEnd
     }
 
-    private static let accountKey = Array(",\"account\":\"".utf8)
-    private static let valueKey = Array(",\"value\":\"".utf8)
-    private static let createdKey = Array(",\"created\":\"".utf8)
-    private static let updatedKey = Array(",\"updated\":\"".utf8)
-    private static let expiresKey = Array(",\"expires\":\"".utf8)
-    private static let closing = Array("}".utf8)
+    private static let accountKey = Literal(",\"account\":\"")
+    private static let valueKey = Literal(",\"value\":\"")
+    private static let createdKey = Literal(",\"created\":\"")
+    private static let updatedKey = Literal(",\"updated\":\"")
+    private static let expiresKey = Literal(",\"expires\":\"")
+}
+
+/// A key of vault's own line shape, 8 to 16 bytes, compared with two unaligned 8-byte loads (its
+/// first and last eight bytes) rather than a call to memcmp: five of them per line passed over.
+private struct Literal {
+    let count: Int
+    let head: UInt64
+    let tail: UInt64
+
+    init(_ text: String) {
+        let bytes = Array(text.utf8)
+        precondition((8...16).contains(bytes.count), "a literal of 8 to 16 bytes")
+        count = bytes.count
+        head = bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
+        tail = bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: bytes.count - 8, as: UInt64.self) }
+    }
 }
 
 /// A cursor that accepts the rest of a line only in vault's own shape (see
@@ -447,10 +462,21 @@ private struct PlainShape {
 
     var atEnd: Bool { index == end }
 
-    /// Skips `bytes` if the line continues with them.
-    mutating func literal(_ bytes: [UInt8]) -> Bool {
-        guard end - index >= bytes.count, memcmp(base + index, bytes, bytes.count) == 0 else { return false }
-        index += bytes.count
+    /// Skips `literal` if the line continues with it.
+    mutating func literal(_ literal: Literal) -> Bool {
+        guard end - index >= literal.count else { return false }
+        let start = UnsafeRawPointer(base + index)
+        guard start.loadUnaligned(as: UInt64.self) == literal.head,
+            start.loadUnaligned(fromByteOffset: literal.count - 8, as: UInt64.self) == literal.tail
+        else { return false }
+        index += literal.count
+        return true
+    }
+
+    /// Skips a `}`.
+    mutating func closingBrace() -> Bool {
+        guard index < end, base[index] == UInt8(ascii: "}") else { return false }
+        index += 1
         return true
     }
 
