@@ -25,7 +25,7 @@ BENCH_PACKAGES = $(TEST_PACKAGES) hyperfine pass gnupg gnuplot-nox
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-# The release binary (docs/benchmarks.md, "What was optimised"). The static Swift runtime needs
+# The release binary (docs/design.md, "Speed"). The static Swift runtime needs
 # libstdc++; linking it in statically (through a directory searched first that holds only the
 # static library) spares every start the dynamic loader's ~1,800 symbol look-ups for it. The
 # executable exports no symbols: nothing loads plug-ins into vault, and 7,500 exported symbols
