@@ -21,7 +21,8 @@ public final class Vault {
         let time = now()
         let created = try store.read(name)?.metadata.created ?? time
         try store.write(
-            SecretRecord(name: name, value: value, metadata: SecretMetadata(created: created, updated: time, expires: expires)))
+            SecretRecord(
+                name: name, value: value, metadata: SecretMetadata(created: created, updated: time, expires: expires)))
     }
 
     /// Returns a secret; throws `.notFound` if there is none and `.expired` if it has expired

@@ -86,7 +86,8 @@ func parseCommandLine(_ arguments: [String]) throws(VaultError) -> ParsedCommand
             default:
                 guard let spec = parsed.command, let option = spec.options.first(where: { $0.name == name }) else {
                     let scope = parsed.command.map { "'vault \($0.name)'" } ?? "vault"
-                    throw VaultError(.usage, "unknown option --\(name) for \(scope); see 'vault help \(parsed.command?.name ?? "")'")
+                    throw VaultError(
+                        .usage, "unknown option --\(name) for \(scope); see 'vault help \(parsed.command?.name ?? "")'")
                 }
                 if parsed.values[name] != nil, !option.repeatable {
                     throw VaultError(.usage, "--\(name) is given twice")

@@ -45,7 +45,8 @@ struct CommandSpec: Sendable {
 
     /// The options every command accepts.
     static let globalOptions: [OptionSpec] = [
-        OptionSpec("backend", value: "auto|file|secret-service", "where secrets are kept (default: VAULT_BACKEND, else auto)"),
+        OptionSpec(
+            "backend", value: "auto|file|secret-service", "where secrets are kept (default: VAULT_BACKEND, else auto)"),
         OptionSpec("file", value: "PATH", "the vault file (default: VAULT_FILE, else $XDG_DATA_HOME/vault/vault.age)"),
         OptionSpec("service", value: "NAME", "the service names belong to (default: VAULT_SERVICE, else vault)"),
         OptionSpec("help", "show help for a command"),
@@ -68,9 +69,12 @@ struct Invocation {
     func operands(_ range: ClosedRange<Int>) throws(VaultError) -> [String] {
         let operands = commandLine.operands + (commandLine.terminated ?? [])
         guard range.contains(operands.count) else {
-            let expected = range.lowerBound == range.upperBound ? "\(range.lowerBound)" : "\(range.lowerBound) to \(range.upperBound)"
+            let expected =
+                range.lowerBound == range.upperBound
+                ? "\(range.lowerBound)" : "\(range.lowerBound) to \(range.upperBound)"
             throw VaultError(
-                .usage, "'vault \(spec.name)' takes \(expected) operand(s), got \(operands.count); usage: \(spec.synopsis)")
+                .usage,
+                "'vault \(spec.name)' takes \(expected) operand(s), got \(operands.count); usage: \(spec.synopsis)")
         }
         return operands
     }

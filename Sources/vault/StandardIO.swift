@@ -1,7 +1,8 @@
+import VaultCore
+
 #if canImport(Glibc)
     import Glibc
 #endif
-import VaultCore
 
 /// Byte-exact reading and writing of the standard streams.
 enum StandardIO {

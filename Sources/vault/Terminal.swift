@@ -1,7 +1,8 @@
+import VaultCore
+
 #if canImport(Glibc)
     import Glibc
 #endif
-import VaultCore
 
 /// Asks questions on the controlling terminal (`/dev/tty`) with echo off.
 ///

@@ -12,7 +12,11 @@ struct AgeInteropTests {
     func ageInstalled() -> Bool {
         let installed = FileManager.default.isExecutableFile(atPath: Self.age)
         if !installed {
-            if isCI { Issue.record("age is required in CI (make test installs it)") } else { print("age interop: skipped, no \(Self.age)") }
+            if isCI {
+                Issue.record("age is required in CI (make test installs it)")
+            } else {
+                print("age interop: skipped, no \(Self.age)")
+            }
         }
         return installed
     }
@@ -26,7 +30,8 @@ struct AgeInteropTests {
         vault.environment["VAULT_IDENTITY"] = identity.encoded
         let values: [String: [UInt8]] = ["gh": Array("ghp_abc".utf8), "bin": [0, 255, 10], "empty": []]
         for (name, value) in values { try vault.run(["set", name], stdin: value).expectSuccess() }
-        try vault.run(["--service", "other", "set", "x", "--expires-at", "2030-01-02T03:04:05Z"], stdin: [1]).expectSuccess()
+        try vault.run(["--service", "other", "set", "x", "--expires-at", "2030-01-02T03:04:05Z"], stdin: [1])
+            .expectSuccess()
         let keyFile = vault.path("key.txt")
         try (identity.encoded + "\n").write(toFile: keyFile, atomically: true, encoding: .utf8)
 
@@ -44,7 +49,11 @@ struct AgeInteropTests {
             seen["\(object["service"]!)/\(object["account"]!)"] = [UInt8](value)
             if object["service"] == "other" { #expect(object["expires"] == "2030-01-02T03:04:05Z") }
         }
-        #expect(seen == Dictionary(uniqueKeysWithValues: values.map { ("vault/\($0.key)", $0.value) }).merging(["other/x": [1]]) { $1 })
+        #expect(
+            seen
+                == Dictionary(uniqueKeysWithValues: values.map { ("vault/\($0.key)", $0.value) }).merging([
+                    "other/x": [1]
+                ]) { $1 })
     }
 
     @Test("vault reads a document that age -r encrypted")
@@ -77,7 +86,8 @@ struct AgeInteropTests {
         var vault = try VaultRunner()
         defer { vault.cleanUp() }
         let plain = vault.path("doc.jsonl")
-        try "{\"vault\":1}\n{\"service\":\"vault\",\"account\":\"db\",\"value\":\"cGFzcw==\",\"created\":\"2026-01-01T00:00:00Z\",\"updated\":\"2026-01-01T00:00:00Z\"}\n"
+        try
+            "{\"vault\":1}\n{\"service\":\"vault\",\"account\":\"db\",\"value\":\"cGFzcw==\",\"created\":\"2026-01-01T00:00:00Z\",\"updated\":\"2026-01-01T00:00:00Z\"}\n"
             .write(toFile: plain, atomically: true, encoding: .utf8)
         let result = try runOnTerminal(typing: "typed at a tty", Self.age, ["-p", "-o", vault.vaultFile, plain])
         #expect(result.status == 0, "\(result.stderr)")
@@ -93,10 +103,13 @@ struct AgeInteropTests {
         defer { vault.cleanUp() }
         let identity = X25519Identity.generate()
         vault.environment["VAULT_IDENTITY"] = identity.encoded
-        for (index, text) in ["just text\n", "{\"vault\":2}\n", "{\"vault\":1}\n{\"service\":\"s\"}\n", "{\"vault\":1}\n{\"bad json\n"].enumerated() {
+        for (index, text) in [
+            "just text\n", "{\"vault\":2}\n", "{\"vault\":1}\n{\"service\":\"s\"}\n", "{\"vault\":1}\n{\"bad json\n",
+        ].enumerated() {
             let plain = vault.path("p\(index)")
             try text.write(toFile: plain, atomically: true, encoding: .utf8)
-            _ = try runTool(Self.age, ["-r", identity.recipient.encoded, "-o", vault.vaultFile, "-f", plain].filter { $0 != "-f" })
+            _ = try runTool(
+                Self.age, ["-r", identity.recipient.encoded, "-o", vault.vaultFile, "-f", plain].filter { $0 != "-f" })
             try vault.run(["get", "s"]).expectFailure(6)
             try vault.run(["ls"]).expectFailure(6)
             let before = try Data(contentsOf: URL(fileURLWithPath: vault.vaultFile))

@@ -11,9 +11,9 @@ import VaultTestSupport
 ///
 /// stdout and stderr go to files, so no pipe can fill up and block the child.
 final class ChildProcess {
-    let process = Process()
+    let pid: pid_t
     private let directory: URL
-    private let exited = DispatchSemaphore(value: 0)
+    private var status: Int32?
 
     /// Starts `path` with `arguments`; stdin is `input` (a file), or `stdinPipe` when given.
     init(
@@ -21,25 +21,20 @@ final class ChildProcess {
         stdinPipe: Pipe? = nil
     ) throws {
         directory = try makeTemporaryDirectory()
-        let stdout = directory.appendingPathComponent("stdout")
-        let stderr = directory.appendingPathComponent("stderr")
-        try Data().write(to: stdout)
-        try Data().write(to: stderr)
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        process.environment = environment
+        let stdin: ChildInput
         if let stdinPipe {
-            process.standardInput = stdinPipe
+            stdin = .pipe(
+                read: stdinPipe.fileHandleForReading.fileDescriptor,
+                closeInChild: stdinPipe.fileHandleForWriting.fileDescriptor)
         } else {
-            let stdin = directory.appendingPathComponent("stdin")
-            try Data(input).write(to: stdin)
-            process.standardInput = try FileHandle(forReadingFrom: stdin)
+            let file = directory.appendingPathComponent("stdin")
+            try Data(input).write(to: file)
+            stdin = .file(file.path)
         }
-        process.standardOutput = try FileHandle(forWritingTo: stdout)
-        process.standardError = try FileHandle(forWritingTo: stderr)
-        let exited = self.exited
-        process.terminationHandler = { _ in exited.signal() }
-        try process.run()
+        pid = try spawnChild(
+            path, arguments, environment: environment, input: stdin,
+            output: directory.appendingPathComponent("stdout").path,
+            errors: directory.appendingPathComponent("stderr").path)
     }
 
     deinit {
@@ -47,31 +42,29 @@ final class ChildProcess {
         removeTemporaryDirectory(directory)
     }
 
-    var pid: Int32 { process.processIdentifier }
-
-    private var ended = false
+    /// Whether the child has not exited yet (it is reaped if it has).
+    var isRunning: Bool { !waitForExit(0) }
 
     private func waitForExit(_ seconds: Double) -> Bool {
-        if !ended { ended = exited.wait(timeout: .now() + seconds) == .success }
-        return ended
+        if status == nil { status = waitChild(pid, timeout: seconds) }
+        return status != nil
     }
 
     /// Sends SIGKILL (whatever the child is doing) unless it has ended, and waits for it to end.
     func kill() {
         // Only a child that has not been reaped: its pid cannot have been reused yet.
-        if !ended, process.isRunning { Glibc.kill(pid, SIGKILL) }
+        if !waitForExit(0) { Glibc.kill(pid, SIGKILL) }
         _ = waitForExit(30)
     }
 
     /// Waits at most `seconds`; returns nil (after killing the child) if it has not ended by then.
     func wait(seconds: Double) throws -> ToolResult? {
-        guard waitForExit(seconds) else {
+        guard waitForExit(seconds), let status else {
             kill()
             return nil
         }
         return ToolResult(
-            status: process.terminationReason == .uncaughtSignal
-                ? 128 + process.terminationStatus : process.terminationStatus,
+            status: status,
             stdout: [UInt8](try Data(contentsOf: directory.appendingPathComponent("stdout"))),
             stderr: String(decoding: try Data(contentsOf: directory.appendingPathComponent("stderr")), as: UTF8.self))
     }

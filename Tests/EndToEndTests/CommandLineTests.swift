@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-import VaultTestSupport
 import VaultAge
+import VaultTestSupport
 
 /// The command-line contract: usage errors, exit codes, help.
 @Suite("Command line")
@@ -43,7 +43,8 @@ struct CommandLineTests {
         try vault.run(["get", "a"], env: ["VAULT_BACKEND": "nope"]).expectFailure(2, "VAULT_BACKEND")
         try vault.run(["--backend", "secret-service", "get", "a"], env: ["VAULT_TIMEOUT": "-1"])
             .expectFailure(2, "VAULT_TIMEOUT")
-        try vault.run(["set", "a"], env: ["VAULT_SCRYPT_WORK_FACTOR": "99"]).expectFailure(2, "VAULT_SCRYPT_WORK_FACTOR")
+        try vault.run(["set", "a"], env: ["VAULT_SCRYPT_WORK_FACTOR": "99"]).expectFailure(
+            2, "VAULT_SCRYPT_WORK_FACTOR")
     }
 
     @Test("a name after -- may start with a dash")
@@ -80,8 +81,11 @@ struct CommandLineTests {
         defer { vault.cleanUp() }
         try vault.run(["--backend", "secret-service", "get", "a"], unset: ["DBUS_SESSION_BUS_ADDRESS"])
             .expectFailure(5)
-        try vault.run(["get", "a"], env: ["VAULT_BACKEND": "secret-service", "DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent"])
-            .expectFailure(5)
+        try vault.run(
+            ["get", "a"],
+            env: ["VAULT_BACKEND": "secret-service", "DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent"]
+        )
+        .expectFailure(5)
     }
 
     @Test("exit 9 for other errors, such as a vault path under a regular file")

@@ -130,7 +130,7 @@ struct ConcurrencyTests {
         #expect(fd >= 0 && flock(fd, LOCK_EX) == 0)
         let waiting = try vault.runner.start(["set", "b"], stdin: [2])
         usleep(400_000)
-        #expect(waiting.process.isRunning, "vault did not wait for the lock")
+        #expect(waiting.isRunning, "vault did not wait for the lock")
         close(fd)
         let result = try #require(try waiting.wait(seconds: Self.timeout))
         result.expectSuccess()

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-import VaultTestSupport
 import VaultAge
+import VaultTestSupport
 
 /// Lazy migration with `VAULT_FALLBACK`, through the built binary.
 @Suite("Fallback (VAULT_FALLBACK), end to end")

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-import VaultTestSupport
 import VaultAge
+import VaultTestSupport
 
 /// End-to-end tests of the file backend through the built binary.
 @Suite("File backend, end to end")
@@ -14,7 +14,8 @@ struct FileBackendTests {
         ("one MiB", (0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }),
     ]
 
-    @Test("values round-trip byte for byte with an identity and with a passphrase", arguments: ["identity", "passphrase"])
+    @Test(
+        "values round-trip byte for byte with an identity and with a passphrase", arguments: ["identity", "passphrase"])
     func roundTrip(unlock: String) throws {
         var vault = try VaultRunner()
         defer { vault.cleanUp() }
@@ -46,7 +47,9 @@ struct FileBackendTests {
         try vault.run(["set", "token"], stdin: Array("two".utf8)).expectSuccess()
         #expect(try vault.run(["get", "token"]).stdout == Array("two".utf8))
         let second = try vault.run(["ls", "--json"]).stdoutText
-        #expect(first.components(separatedBy: "\"created\":")[1].prefix(22) == second.components(separatedBy: "\"created\":")[1].prefix(22))
+        #expect(
+            first.components(separatedBy: "\"created\":")[1].prefix(22)
+                == second.components(separatedBy: "\"created\":")[1].prefix(22))
         try vault.run(["rm", "token"]).expectSuccess()
         try vault.run(["get", "token"]).expectFailure(1, "no secret named 'token'")
         try vault.run(["rm", "token"]).expectFailure(1)
@@ -60,7 +63,8 @@ struct FileBackendTests {
         try vault.run(["--service", "github.com", "set", "me"], stdin: [1]).expectSuccess()
         try vault.run(["set", "me"], stdin: [2], env: ["VAULT_SERVICE": "gitlab.com"]).expectSuccess()
         try vault.run(["set", "me"], stdin: [3]).expectSuccess()
-        #expect(try vault.run(["get", "me", "--service", "github.com"], env: ["VAULT_SERVICE": "gitlab.com"]).stdout == [1])
+        #expect(
+            try vault.run(["get", "me", "--service", "github.com"], env: ["VAULT_SERVICE": "gitlab.com"]).stdout == [1])
         #expect(try vault.run(["get", "me"], env: ["VAULT_SERVICE": "gitlab.com"]).stdout == [2])
         #expect(try vault.run(["get", "me"]).stdout == [3])
         #expect(try vault.run(["ls", "--all"]).stdoutText == "github.com\tme\ngitlab.com\tme\nvault\tme\n")
@@ -128,11 +132,16 @@ struct FileBackendTests {
         try "s3cret\n".write(toFile: passFile, atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: passFile)
         let other = vault.path("p.age")
-        try vault.run(["set", "b"], stdin: [8], env: ["VAULT_FILE": other, "VAULT_PASSPHRASE_FILE": passFile],
-            unset: ["VAULT_IDENTITY_FILE"]).expectSuccess()
+        try vault.run(
+            ["set", "b"], stdin: [8], env: ["VAULT_FILE": other, "VAULT_PASSPHRASE_FILE": passFile],
+            unset: ["VAULT_IDENTITY_FILE"]
+        ).expectSuccess()
         // The trailing newline of the file is not part of the passphrase.
-        #expect(try vault.run(["get", "b"], env: ["VAULT_FILE": other, "VAULT_PASSPHRASE": "s3cret"],
-            unset: ["VAULT_IDENTITY_FILE"]).stdout == [8])
+        #expect(
+            try vault.run(
+                ["get", "b"], env: ["VAULT_FILE": other, "VAULT_PASSPHRASE": "s3cret"],
+                unset: ["VAULT_IDENTITY_FILE"]
+            ).stdout == [8])
     }
 
     @Test("every byte flipped anywhere in the file is detected and prints nothing")
@@ -160,7 +169,9 @@ struct FileBackendTests {
         var vault = try VaultRunner()
         defer { vault.cleanUp() }
         vault.environment["VAULT_IDENTITY"] = X25519Identity.generate().encoded
-        try Array("hello, I am a text file\n".utf8).withUnsafeBytes { try Data($0).write(to: URL(fileURLWithPath: vault.vaultFile)) }
+        try Array("hello, I am a text file\n".utf8).withUnsafeBytes {
+            try Data($0).write(to: URL(fileURLWithPath: vault.vaultFile))
+        }
         try vault.run(["get", "a"]).expectFailure(6)
         try vault.run(["set", "a"], stdin: [1]).expectFailure(6)
         #expect(try String(contentsOfFile: vault.vaultFile, encoding: .utf8) == "hello, I am a text file\n")
@@ -200,7 +211,9 @@ struct FileBackendTests {
         #expect(try vault.run(["get", "shared"], env: ["VAULT_IDENTITY": bob.encoded]).stdout == [42])
         try vault.run(["init", "--recipient", "age1notakey"], env: ["VAULT_FILE": vault.path("x.age")])
             .expectFailure(2, "not an age public key")
-        try vault.run(["init", "--passphrase", "--recipient", alice.recipient.encoded], env: ["VAULT_FILE": vault.path("y.age")])
-            .expectFailure(2)
+        try vault.run(
+            ["init", "--passphrase", "--recipient", alice.recipient.encoded], env: ["VAULT_FILE": vault.path("y.age")]
+        )
+        .expectFailure(2)
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-import VaultTestSupport
 import VaultAge
+import VaultTestSupport
 
 /// `vault migrate` between vault files, through the built binary.
 @Suite("Migrate command, file to file")

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VaultAge
+import VaultTestSupport
 
 /// `vault migrate` killed with SIGKILL at points spread over its run, then run again.
 @Suite("Migrate command, killed and run again")
@@ -66,19 +67,11 @@ struct MigrateKillTests {
     /// Starts `vault` with `arguments`, sends SIGKILL after `delay` seconds (never if nil) and
     /// waits for it. Returns whether it had finished with exit status 0 before the signal.
     static func runAndKill(_ vault: VaultRunner, _ arguments: [String], after delay: TimeInterval?) throws -> Bool {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: VaultRunner.binary)
-        process.arguments = arguments
-        process.environment = vault.environment
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let pid = try spawnChild(VaultRunner.binary, arguments, environment: vault.environment, input: .null)
         if let delay {
             if delay > 0 { usleep(useconds_t(delay * 1_000_000)) }
-            kill(process.processIdentifier, SIGKILL)
+            kill(pid, SIGKILL)
         }
-        process.waitUntilExit()
-        return process.terminationReason == .exit && process.terminationStatus == 0
+        return waitChild(pid) == 0
     }
 }

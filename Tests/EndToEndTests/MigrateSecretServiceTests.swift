@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-import VaultTestSupport
 import VaultAge
+import VaultTestSupport
 
 /// `vault migrate` between a vault file and the session's Secret Service (run the tests under
 /// Tests/with-keyring.sh for a private gnome-keyring), through the built binary.

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-import VaultTestSupport
 import VaultAge
+import VaultTestSupport
 
 // Helpers for the end-to-end migration tests: vault files written and read directly in the
 // documented format (docs/file-format.md), and the session's keyring.
@@ -111,4 +111,3 @@ enum SessionKeyring {
         _ = try? runTool("/usr/bin/secret-tool", ["clear", "service", service], environment: vault.environment)
     }
 }
-

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-import VaultTestSupport
 import VaultAge
+import VaultTestSupport
 
 /// `vault rekey`, through the built binary.
 @Suite("Rekey command")

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-import VaultTestSupport
 import VaultAge
+import VaultTestSupport
 
 extension VaultRunner {
     /// A runner with its own identity and its own service, so that a test sees only the secrets

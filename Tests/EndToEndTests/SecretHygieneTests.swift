@@ -155,7 +155,7 @@ struct SecretHygieneTests {
         // can give the command it runs the limit vault was started with.
         #expect(seen.core.hasPrefix("0 "), "Max core file size is \(seen.core)")
         #expect(seen.core != "0 0", "the hard limit was lowered too: \(seen.core)")
-        #expect(child.process.isRunning, "vault did not wait for its input")
+        #expect(child.isRunning, "vault did not wait for its input")
     }
 
     /// The command name, the owner of /proc/PID/status (root when the process is not dumpable), and the

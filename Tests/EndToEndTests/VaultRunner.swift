@@ -50,7 +50,8 @@ extension ToolResult {
         #expect(self.status == status, "stderr: \(stderr)", sourceLocation: sourceLocation)
         #expect(stdout.isEmpty, "stdout should be empty", sourceLocation: sourceLocation)
         #expect(stderr.hasPrefix("vault: "), "stderr: \(stderr)", sourceLocation: sourceLocation)
-        #expect(stderr.filter { $0 == "\n" }.count == 1, "one line on stderr: \(stderr)", sourceLocation: sourceLocation)
+        #expect(
+            stderr.filter { $0 == "\n" }.count == 1, "one line on stderr: \(stderr)", sourceLocation: sourceLocation)
         if let fragment {
             #expect(stderr.contains(fragment), "stderr: \(stderr)", sourceLocation: sourceLocation)
         }

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-import VaultTestSupport
 import VaultAge
+import VaultTestSupport
 
 /// One age-testkit vector: its `key: value` header and the age file after the blank line.
 struct TestVector {

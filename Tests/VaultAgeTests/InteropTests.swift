@@ -6,7 +6,6 @@ import VaultTestSupport
 private let agePath = "/usr/bin/age"
 private let ageKeygenPath = "/usr/bin/age-keygen"
 
-
 /// Whether age and age-keygen are installed; in CI their absence is a failure, elsewhere a skip.
 private func ageToolsAvailable() -> Bool {
     let available = [agePath, ageKeygenPath].allSatisfy { FileManager.default.isExecutableFile(atPath: $0) }

@@ -11,11 +11,13 @@ extension StoreFixture {
 
     /// A file store unlocked by a passphrase (scrypt at a low work factor to keep tests quick).
     static let fileWithPassphrase = StoreFixture(description: "file (passphrase)", service: "contract") {
-        try temporaryFileStore(keys: .passphrase(Array("test passphrase".utf8), workFactor: 10, origin: "test passphrase"))
+        try temporaryFileStore(
+            keys: .passphrase(Array("test passphrase".utf8), workFactor: 10, origin: "test passphrase"))
     }
 
     static func temporaryFileStore(keys: FileKeys) throws -> (any SecretStore, @Sendable () -> Void) {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vault-store-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "vault-store-\(UUID().uuidString)")
         let store = FileStore(path: directory.appendingPathComponent("nested/vault.age").path, keys: keys)
         return (store, { try? FileManager.default.removeItem(at: directory) })
     }

@@ -151,4 +151,3 @@ final class InterruptingBatchStore: InterruptingStore, SecretBatchStore {
         return try batch.deleteUnchanged(records)
     }
 }
-

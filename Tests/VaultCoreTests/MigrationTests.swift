@@ -26,7 +26,8 @@ struct MigrationTests {
         }
 
         func source() throws -> any SecretStore {
-            route == .secretServiceToFile ? try SecretServiceStore(timeout: TestKeyring.timeout) : scratch.store("source")
+            route == .secretServiceToFile
+                ? try SecretServiceStore(timeout: TestKeyring.timeout) : scratch.store("source")
         }
 
         func destination() throws -> any SecretStore {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VaultTestSupport
 
 @testable import VaultCore
 
@@ -22,13 +23,8 @@ struct SecretServiceListingTests {
                 keyring.delete_password(sys.argv[1], "u%d" % (i % 8))
                 i += 1
             """
-        let churner = Process()
-        churner.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        churner.arguments = ["-c", script, churn, "6"]
-        churner.standardOutput = FileHandle.nullDevice
-        churner.standardError = FileHandle.nullDevice
-        try churner.run()
-        defer { churner.waitUntilExit() }
+        let churner = try spawnChild("/usr/bin/python3", ["-c", script, churn, "6"], environment: nil, input: .null)
+        defer { _ = waitChild(churner) }
         let store = try SecretServiceStore(timeout: TestKeyring.timeout)
         var listings = 0
         let end = Date().addingTimeInterval(5)

@@ -123,61 +123,23 @@ enum HelperProcess {
         return directories.map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
-    /// Starts a program in its own process group, stdin from `input`, stdout and stderr to files.
+    /// Starts a program in its own process group, stdin from `input`, stdout and stderr to files,
+    /// with this process's environment plus `environment`.
     static func spawn(
         _ executable: String, _ arguments: [String], environment: [String: String] = [:], input: String,
         output: String, errors: String
     ) throws -> pid_t {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, input, O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_addopen(&actions, 2, errors, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var none = sigset_t()
-        var all = sigset_t()
-        sigemptyset(&none)
-        sigfillset(&all)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(
-            &attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
-        let merged = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        let envp = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { (argv + envp).forEach { free($0) } }
-        var pid: pid_t = 0
-        let status = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
-        guard status == 0 else { throw Failure(description: "cannot start \(executable): errno \(status)") }
-        return pid
+        try spawnChild(
+            executable, arguments, environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
+            input: .file(input), output: output, errors: errors, ownGroup: true)
     }
 
     /// Waits up to `timeout` seconds for `pid` to exit; returns its exit status, or nil if it is
     /// still running. A child killed by a signal reports 128 + the signal.
-    static func wait(_ pid: pid_t, timeout: Double) -> Int32? {
-        let deadline = Date().addingTimeInterval(timeout)
-        var status: Int32 = 0
-        while true {
-            let reaped = waitpid(pid, &status, WNOHANG)
-            if reaped == pid { return status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f) }
-            if reaped < 0 && errno != EINTR { return -1 }
-            if Date() >= deadline { return nil }
-            usleep(5_000)
-        }
-    }
+    static func wait(_ pid: pid_t, timeout: Double) -> Int32? { waitChild(pid, timeout: timeout) }
 
     /// Stops a child: SIGTERM, then SIGKILL if it has not exited within a few seconds.
-    static func stop(_ pid: pid_t) {
-        kill(pid, SIGTERM)
-        if wait(pid, timeout: 5) == nil {
-            kill(pid, SIGKILL)
-            _ = wait(pid, timeout: 5)
-        }
-    }
+    static func stop(_ pid: pid_t) { stopChild(pid) }
 
     /// Runs a program to completion (killing it after `timeout` seconds).
     static func run(

@@ -84,7 +84,9 @@ struct StoreContractTests {
             #expect(all.map(\.name) == all.map(\.name).sorted())
             // The same account under two services is two secrets.
             #expect(try store.read(elsewhere.name)?.value == [9])
-            #expect(try store.read(try SecretName(service: fixture.service, account: "alpha"))?.value == Array("alpha".utf8))
+            #expect(
+                try store.read(try SecretName(service: fixture.service, account: "alpha"))?.value == Array("alpha".utf8)
+            )
         }
     }
 

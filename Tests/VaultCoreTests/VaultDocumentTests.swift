@@ -9,14 +9,16 @@ struct VaultDocumentTests {
         SecretRecord(
             name: try SecretName(service: service, account: account), value: value,
             metadata: SecretMetadata(
-                created: Timestamp(secondsSince1970: 1_700_000_000), updated: Timestamp(secondsSince1970: 1_700_000_001),
+                created: Timestamp(secondsSince1970: 1_700_000_000),
+                updated: Timestamp(secondsSince1970: 1_700_000_001),
                 expires: expires.map { Timestamp(secondsSince1970: $0) }))
     }
 
     @Test("encode then decode returns the same records")
     func roundTrip() throws {
         let records = [
-            try record("vault", "a", []), try record("vault", "quote\"back\\slash", [0, 10, 255], expires: 1_800_000_000),
+            try record("vault", "a", []),
+            try record("vault", "quote\"back\\slash", [0, 10, 255], expires: 1_800_000_000),
             try record("s", "ünïcødé/日本", Array(repeating: 7, count: 1000)),
         ]
         let document = VaultDocument.encode(records)
@@ -64,8 +66,9 @@ struct VaultDocumentTests {
 
     @Test("JSON escapes are decoded, including surrogate pairs")
     func escapes() throws {
-        let text = "{\"vault\":1}\n{\"service\":\"s\",\"account\":\"\\u00e9\\ud83d\\ude00\\t\\/\",\"value\":\"\",\"created\":\"2026-01-01T00:00:00Z\",\"updated\":\"2026-01-01T00:00:00+02:00\"}\n"
-                #expect(throws: VaultError.self) { try VaultDocument.decode(Array(text.utf8)) }  // \t is a control character
+        let text =
+            "{\"vault\":1}\n{\"service\":\"s\",\"account\":\"\\u00e9\\ud83d\\ude00\\t\\/\",\"value\":\"\",\"created\":\"2026-01-01T00:00:00Z\",\"updated\":\"2026-01-01T00:00:00+02:00\"}\n"
+        #expect(throws: VaultError.self) { try VaultDocument.decode(Array(text.utf8)) }  // \t is a control character
         let clean = text.replacingOccurrences(of: "\\t", with: "")
         #expect(try VaultDocument.decode(Array(clean.utf8)).first?.name.account == "é😀/")
         #expect(try VaultDocument.decode(Array(clean.utf8)).first?.metadata.updated.rfc3339 == "2025-12-31T22:00:00Z")
@@ -83,7 +86,12 @@ struct TimestampTests {
         #expect(Timestamp(secondsSince1970: 951_782_400).rfc3339 == "2000-02-29T00:00:00Z")
     }
 
-    @Test("invalid times are rejected", arguments: ["2026-02-30T00:00:00Z", "2026-13-01T00:00:00Z", "2026-01-01", "2026-01-01T24:00:00Z", "2026-01-01T00:00:00", "2026-01-01T00:00:00.Z", "2026-01-01T00:00:00+0200", "x"])
+    @Test(
+        "invalid times are rejected",
+        arguments: [
+            "2026-02-30T00:00:00Z", "2026-13-01T00:00:00Z", "2026-01-01", "2026-01-01T24:00:00Z", "2026-01-01T00:00:00",
+            "2026-01-01T00:00:00.Z", "2026-01-01T00:00:00+0200", "x",
+        ])
     func invalid(text: String) {
         #expect(Timestamp(rfc3339: text) == nil)
     }

@@ -52,25 +52,12 @@ public func runTool(
     try Data(input).write(to: inputURL)
     try Data().write(to: outputURL)
     try Data().write(to: errorURL)
-    let stdin = try FileHandle(forReadingFrom: inputURL)
-    let stdout = try FileHandle(forWritingTo: outputURL)
-    let stderr = try FileHandle(forWritingTo: errorURL)
-    defer {
-        try? stdin.close()
-        try? stdout.close()
-        try? stderr.close()
-    }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: path)
-    process.arguments = arguments
-    if let environment { process.environment = environment }
-    process.standardInput = stdin
-    process.standardOutput = stdout
-    process.standardError = stderr
-    try process.run()
-    process.waitUntilExit()
+    let pid = try spawnChild(
+        path, arguments, environment: environment, input: .file(inputURL.path), output: outputURL.path,
+        errors: errorURL.path)
+    let status = waitChild(pid) ?? -1
     return ToolResult(
-        status: process.terminationStatus,
+        status: status,
         stdout: [UInt8](try Data(contentsOf: outputURL)),
         stderr: String(decoding: try Data(contentsOf: errorURL), as: UTF8.self))
 }

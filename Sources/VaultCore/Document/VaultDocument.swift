@@ -145,14 +145,16 @@ enum VaultDocument {
                 version = v
             }
         } catch {
-            throw VaultError(.damaged, "the vault document header is not valid (\(error.reason)); this is not a vault file")
+            throw VaultError(
+                .damaged, "the vault document header is not valid (\(error.reason)); this is not a vault file")
         }
         guard let version else {
             throw VaultError(.damaged, "the vault document header has no version; this is not a vault file")
         }
         guard version == Self.version else {
             throw VaultError(
-                .damaged, "the vault document is version \(version); this vault reads version \(Self.version) (upgrade vault)")
+                .damaged,
+                "the vault document is version \(version); this vault reads version \(Self.version) (upgrade vault)")
         }
     }
 
@@ -232,7 +234,8 @@ enum VaultDocument {
             return SecretEntry(
                 name: SecretName(unchecked: service, account: account),
                 metadata: SecretMetadata(
-                    created: try time(created, "created", lineNumber), updated: try time(updated, "updated", lineNumber),
+                    created: try time(created, "created", lineNumber),
+                    updated: try time(updated, "updated", lineNumber),
                     expires: try expires.map { (text) throws(VaultError) in try time(text, "expires", lineNumber) }))
         }
 

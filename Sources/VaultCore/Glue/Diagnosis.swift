@@ -20,7 +20,9 @@ public struct Diagnosis {
         let path = try factory.filePath()
         var file = Backend(kind: .file, usable: true, detail: path)
         if FileSystem.exists(path) {
-            if let bytes = try? FileSystem.readRegularFile(path, limit: 1 << 30), let types = try? Age.stanzaTypes(of: bytes) {
+            if let bytes = try? FileSystem.readRegularFile(path, limit: 1 << 30),
+                let types = try? Age.stanzaTypes(of: bytes)
+            {
                 file.detail += " (exists, encrypted to \(Self.describe(types)))"
             } else {
                 file.usable = false
@@ -31,7 +33,8 @@ public struct Diagnosis {
         }
         file.detail += "; unlock with \(Self.unlockSource(factory.environment))"
 
-        var secretService = Backend(kind: .secretService, usable: true, detail: "a Secret Service answers on the session bus")
+        var secretService = Backend(
+            kind: .secretService, usable: true, detail: "a Secret Service answers on the session bus")
         if let problem = factory.secretServiceProblem() {
             secretService.usable = false
             secretService.detail = problem.message
@@ -44,9 +47,13 @@ public struct Diagnosis {
         case .auto where factory.options.file != nil || factory.environment["VAULT_FILE"]?.isEmpty == false:
             reason = "auto: a vault file was named (--file or VAULT_FILE)"
         case .auto:
-            reason = chosen == .secretService ? "auto: a Secret Service answers" : "auto: no usable Secret Service, so the file"
+            reason =
+                chosen == .secretService
+                ? "auto: a Secret Service answers" : "auto: no usable Secret Service, so the file"
         default:
-            reason = factory.options.backend != nil ? "--backend \(requested.rawValue)" : "VAULT_BACKEND=\(requested.rawValue)"
+            reason =
+                factory.options.backend != nil
+                ? "--backend \(requested.rawValue)" : "VAULT_BACKEND=\(requested.rawValue)"
         }
     }
 
@@ -64,6 +71,7 @@ public struct Diagnosis {
         where environment[name]?.isEmpty == false {
             return name
         }
-        return "a passphrase typed at the terminal (no VAULT_IDENTITY, VAULT_IDENTITY_FILE, VAULT_PASSPHRASE or VAULT_PASSPHRASE_FILE set)"
+        return
+            "a passphrase typed at the terminal (no VAULT_IDENTITY, VAULT_IDENTITY_FILE, VAULT_PASSPHRASE or VAULT_PASSPHRASE_FILE set)"
     }
 }

@@ -135,8 +135,11 @@ public struct StoreFactory {
                 }
             }
             return FileKeys(
-                origin: origin, identities: { () throws(VaultError) in try load.value().map { AgeIdentity.x25519($0) } },
-                recipientsForNewFile: { () throws(VaultError) in try load.value().map { AgeRecipient.x25519($0.recipient) } })
+                origin: origin,
+                identities: { () throws(VaultError) in try load.value().map { AgeIdentity.x25519($0) } },
+                recipientsForNewFile: { () throws(VaultError) in
+                    try load.value().map { AgeRecipient.x25519($0.recipient) }
+                })
         }
         if let passphrase = value(prefix + "PASSPHRASE") {
             return .passphrase(Array(passphrase.utf8), workFactor: workFactor, origin: prefix + "PASSPHRASE")
@@ -162,7 +165,8 @@ public struct StoreFactory {
         let prompt = self.prompt
         let ask = { (message: String, confirm: Bool) throws(VaultError) -> [UInt8] in
             guard let prompt, let answer = try prompt(message, confirm) else {
-                throw VaultError(.cannotUnlock, "no terminal to ask for the passphrase of \(path); set one of \(variables)")
+                throw VaultError(
+                    .cannotUnlock, "no terminal to ask for the passphrase of \(path); set one of \(variables)")
             }
             guard !answer.isEmpty else { throw VaultError(.cannotUnlock, "the passphrase is empty") }
             return answer

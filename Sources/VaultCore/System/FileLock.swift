@@ -26,7 +26,9 @@ final class FileLock {
     /// Replaces the lock file's contents (vault keeps its header record there) and flushes them.
     func replaceContents(_ bytes: [UInt8]) throws(VaultError) {
         try syscall("truncate the lock file") { ftruncate(fd, 0) }
-        let written = try syscall("write the lock file") { bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) } }
+        let written = try syscall("write the lock file") {
+            bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
+        }
         guard written == bytes.count else { throw VaultError(.other, "cannot write the lock file: short write") }
         try syscall("flush the lock file") { fsync(fd) }
     }

@@ -84,7 +84,8 @@ enum RecipientOptions {
             let recipients = try material.recipientsForNewFile()
             guard recipients.allSatisfy({ if case .scrypt = $0 { true } else { false } }) else {
                 throw VaultError(
-                    .usage, "--passphrase needs \(prefix)PASSPHRASE, \(prefix)PASSPHRASE_FILE or a terminal, not an identity")
+                    .usage,
+                    "--passphrase needs \(prefix)PASSPHRASE, \(prefix)PASSPHRASE_FILE or a terminal, not an identity")
             }
             return recipients
         }

@@ -11,7 +11,8 @@ extension CommandSpec {
             An existing secret is replaced in place and keeps its creation time.
             """,
         options: [
-            OptionSpec("expires-in", value: "DURATION", "expire after DURATION: a number and s, m, h, d or w (25m, 12h, 30d)"),
+            OptionSpec(
+                "expires-in", value: "DURATION", "expire after DURATION: a number and s, m, h, d or w (25m, 12h, 30d)"),
             OptionSpec("expires-at", value: "TIME", "expire at an RFC 3339 time (2026-12-01T09:00:00Z)"),
         ],
         run: { (invocation) throws(VaultError) in
