@@ -36,7 +36,8 @@ let package = Package(
         // The command-line tool: argument parsing, terminal I/O, exit codes.
         .executableTarget(name: "vault", dependencies: ["VaultCore", "VaultAge", "CVaultProcess"]),
         // Helpers shared by the test targets: running tools, temporary folders, a pseudo-terminal.
-        .target(name: "VaultTestSupport", path: "Tests/VaultTestSupport"),
+        .target(name: "CVaultTestSupport", path: "Tests/CVaultTestSupport"),
+        .target(name: "VaultTestSupport", dependencies: ["CVaultTestSupport"], path: "Tests/VaultTestSupport"),
         .testTarget(name: "VaultAgeTests", dependencies: ["VaultAge", "VaultTestSupport"]),
         .testTarget(name: "VaultCoreTests", dependencies: ["VaultCore", "VaultAge", "VaultTestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["VaultAge", "VaultTestSupport"]),

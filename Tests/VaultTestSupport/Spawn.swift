@@ -1,7 +1,8 @@
+import CVaultTestSupport
 public import Foundation
 
 #if canImport(Glibc)
-    import Glibc
+    public import Glibc
 #endif
 
 // The tests start their child processes with posix_spawn, not Foundation's `Process`: on Linux,
@@ -25,7 +26,7 @@ public enum ChildInput: Sendable {
 public func spawnChild(
     _ executable: String, _ arguments: [String], environment: [String: String]?, input: ChildInput,
     output: String = "/dev/null", errors: String = "/dev/null", ownGroup: Bool = false
-) throws -> pid_t {
+) throws -> Int32 {
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
@@ -38,6 +39,9 @@ public func spawnChild(
     }
     posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
     posix_spawn_file_actions_addopen(&actions, 2, errors, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+    // Like Foundation's Process, the child gets no other descriptor of ours: one leaked write
+    // descriptor on an executable (a test copying the binary) makes exec fail with ETXTBSY.
+    CVaultTestSupport_addCloseFrom(&actions, 3)
     var attributes = posix_spawnattr_t()
     posix_spawnattr_init(&attributes)
     defer { posix_spawnattr_destroy(&attributes) }
@@ -55,7 +59,7 @@ public func spawnChild(
     posix_spawnattr_setflags(&attributes, Int16(flags))
     let argv = ([executable] + arguments).map { strdup($0) } + [nil]
     defer { argv.forEach { free($0) } }
-    var pid: pid_t = 0
+    var pid: Int32 = 0
     let status: Int32
     if let environment {
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
@@ -77,7 +81,7 @@ public struct SpawnError: Error, CustomStringConvertible {
 
 /// Waits for `pid` to exit, at most `timeout` seconds if given. Returns its exit status (128 +
 /// the signal for a child killed by one), or nil if it is still running at the deadline.
-public func waitChild(_ pid: pid_t, timeout: Double? = nil) -> Int32? {
+public func waitChild(_ pid: Int32, timeout: Double? = nil) -> Int32? {
     let deadline = timeout.map { Date().addingTimeInterval($0) }
     var status: Int32 = 0
     while true {
@@ -90,7 +94,7 @@ public func waitChild(_ pid: pid_t, timeout: Double? = nil) -> Int32? {
 }
 
 /// Stops a child: SIGTERM, then SIGKILL if it has not exited within a few seconds.
-public func stopChild(_ pid: pid_t) {
+public func stopChild(_ pid: Int32) {
     kill(pid, SIGTERM)
     if waitChild(pid, timeout: 5) == nil {
         kill(pid, SIGKILL)
