@@ -117,21 +117,17 @@ enum BashCompletion {
 
     /// A `case $prev` that completes the values of the options that take one.
     private static func valueCases(_ options: [OptionSpec], indent: String) -> String {
-        let valued = options.filter { $0.valueName != nil }
-        guard !valued.isEmpty else { return "" }
-        var text = "\(indent)case $prev in\n"
-        for option in valued {
+        CompletionModel.previousWordCases(options, indent: indent) { option, values in
             let action: String
-            switch CompletionModel.values(of: option) {
+            switch values {
             case .choices(let words):
                 action = "_vault_words \(CompletionModel.quote(words.joined(separator: " "))) \"$cur\""
             case .files: action = "compopt -o filenames 2>/dev/null; mapfile -t COMPREPLY < <(compgen -f -- \"$cur\")"
             case .names: action = "_vault_names \"$cur\""
             case .text, .commands, .program: action = ":"
             }
-            text += "\(indent)--\(option.name))\n\(indent)    \(action)\n\(indent)    return\n\(indent)    ;;\n"
+            return "\(indent)--\(option.name))\n\(indent)    \(action)\n\(indent)    return\n\(indent)    ;;\n"
         }
-        return text + "\(indent)esac\n"
     }
 
     private static func operandCompletion(_ values: CompletionModel.Values, commands: String) -> String {

@@ -64,6 +64,16 @@ enum CompletionModel {
         }
     }
 
+    /// A shell `case $prev in ... esac` with one arm per option that takes a value (bash and
+    /// zsh share the shape; `arm` writes the shell's own arm), or "" when no option takes one.
+    static func previousWordCases(
+        _ options: [OptionSpec], indent: String, arm: (OptionSpec, Values) -> String
+    ) -> String {
+        let valued = options.filter { $0.valueName != nil }
+        guard !valued.isEmpty else { return "" }
+        return "\(indent)case $prev in\n" + valued.map { arm($0, values(of: $0)) }.joined() + "\(indent)esac\n"
+    }
+
     /// Quotes a word for any of the three shells: `'...'` with each `'` written `'\''`
     /// (bash, zsh) or `\'` (fish, whose single quotes also take `\\`).
     static func quote(_ text: String, fish: Bool = false) -> String {

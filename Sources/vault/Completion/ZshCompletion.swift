@@ -106,19 +106,15 @@ enum ZshCompletion {
 
     /// A `case $prev` that completes the values of the options that take one.
     private static func valueCases(_ options: [OptionSpec], indent: String) -> String {
-        let valued = options.filter { $0.valueName != nil }
-        guard !valued.isEmpty else { return "" }
-        var text = "\(indent)case $prev in\n"
-        for option in valued {
+        CompletionModel.previousWordCases(options, indent: indent) { option, values in
             let action: String
-            switch CompletionModel.values(of: option) {
+            switch values {
             case .choices(let words): action = "compadd -- \(words.joined(separator: " "))"
             case .files: action = "_files"
             case .names: action = "[[ $cur == *=* ]] && compset -P '*='; _vault_names"
             case .text, .commands, .program: action = ":"
             }
-            text += "\(indent)  --\(option.name)) \(action); return ;;\n"
+            return "\(indent)  --\(option.name)) \(action); return ;;\n"
         }
-        return text + "\(indent)esac\n"
     }
 }
