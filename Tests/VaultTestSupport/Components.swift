@@ -1,0 +1,130 @@
+public import Foundation
+public import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+// Support for tests that need an outside component: a server (OpenBao, an OAuth server, a
+// registry, KeePassXC), a tool (bao, skopeo, git), or a package from the test virtual environment.
+// `make test` installs every component and sets VAULT_TEST_STRICT=1, so there a missing one fails
+// the test; a bare `swift test` elsewhere skips it and says why.
+
+/// Whether a missing component fails the test (`make test`, CI) rather than skipping it.
+public let testsAreStrict: Bool = {
+    let environment = ProcessInfo.processInfo.environment
+    return environment["CI"] == "true" || environment["VAULT_TEST_STRICT"] == "1"
+}()
+
+/// A component that is missing where it is required: fails the test that throws it.
+public struct MissingComponent: Error, CustomStringConvertible {
+    public var description: String
+}
+
+/// Returns normally when `reason` is nil. Otherwise the component it describes is missing: under
+/// `make test` the test fails with the reason; elsewhere it is cancelled (skipped) with it.
+public func requireComponent(_ reason: String?, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    guard let reason else { return }
+    if testsAreStrict {
+        throw MissingComponent(description: "\(reason) (required under `make test`; it installs it)")
+    }
+    try Test.cancel("\(reason)", sourceLocation: sourceLocation)
+}
+
+/// The Python virtual environment `make test` builds (`make test-venv`): VAULT_TEST_VENV, else
+/// `.build/test-venv` in the package. Its `bin/` holds the PyPI tools (bao, the OAuth server's
+/// Python).
+public func testVirtualEnvironment() -> String? {
+    if let path = ProcessInfo.processInfo.environment["VAULT_TEST_VENV"], !path.isEmpty { return path }
+    return packageRoot().map { $0.appendingPathComponent(".build/test-venv").path }
+}
+
+/// The first executable named `name` on PATH (or the given directories), or nil.
+public func findExecutable(_ name: String, in directories: [String]? = nil) -> String? {
+    let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
+    for directory in directories ?? path.split(separator: ":").map(String.init) {
+        let candidate = directory + "/" + name
+        if access(candidate, X_OK) == 0 { return candidate }
+    }
+    return nil
+}
+
+/// A TCP port on 127.0.0.1 that nothing listens on now: the kernel picks it. Servers started by the
+/// tests bind to 127.0.0.1 only, on ports from here, so that parallel runs never collide.
+public func freeLoopbackPort() throws -> UInt16 {
+    let socketFD = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard socketFD >= 0 else { throw SpawnError(description: "socket: \(String(cString: strerror(errno)))") }
+    defer { close(socketFD) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = 0
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) { pointer in
+        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
+            bind(socketFD, generic, length) == 0 && getsockname(socketFD, generic, &length) == 0
+        }
+    }
+    guard bound else { throw SpawnError(description: "bind 127.0.0.1:0: \(String(cString: strerror(errno)))") }
+    return UInt16(bigEndian: address.sin_port)
+}
+
+/// Waits until something accepts TCP connections on 127.0.0.1:`port`; false at the deadline.
+public func waitForLoopbackPort(_ port: UInt16, timeout: Double) -> Bool {
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+        let socketFD = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socketFD >= 0 else { return false }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = port.bigEndian
+        let connected = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(socketFD, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
+        }
+        close(socketFD)
+        if connected { return true }
+        usleep(20_000)
+    }
+    return false
+}
+
+/// Servers and daemons the tests start in the background. Each is registered here by PID and
+/// stopped by that PID, explicitly or, for those that live as long as the test process (a server
+/// shared by a whole suite, started once), when the test process exits.
+public enum BackgroundProcesses {
+    nonisolated(unsafe) private static var pids: [Int32] = []
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var installed = false
+
+    /// Remembers `pid` so that it is killed when the test process exits.
+    public static func register(_ pid: Int32) {
+        lock.lock()
+        defer { lock.unlock() }
+        pids.append(pid)
+        if !installed {
+            installed = true
+            atexit { BackgroundProcesses.stopAll() }
+        }
+    }
+
+    /// Stops `pid` now (SIGTERM, then SIGKILL after a few seconds) and forgets it.
+    public static func stop(_ pid: Int32) {
+        lock.lock()
+        pids.removeAll { $0 == pid }
+        lock.unlock()
+        stopChild(pid)
+    }
+
+    /// Kills every registered process still running: the test process is exiting.
+    public static func stopAll() {
+        lock.lock()
+        let remaining = pids
+        pids = []
+        lock.unlock()
+        for pid in remaining { kill(pid, SIGKILL) }
+        for pid in remaining { _ = waitChild(pid, timeout: 5) }
+    }
+}
