@@ -40,7 +40,7 @@ struct CommandSpec: Sendable {
     /// Every command, in the order `vault help` lists them.
     static let all: [CommandSpec] = [
         .set, .get, .rm, .ls, .show, .exec, .importSecrets, .exportSecrets, .initialize, .rekey, .migrate, .doctor,
-        .completion, .help, .version,
+        .trust, .completion, .help, .version,
     ]
 
     /// The options every command accepts.

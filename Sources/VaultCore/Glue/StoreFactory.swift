@@ -111,7 +111,16 @@ public struct StoreFactory {
     /// Builds the file store at ``filePath()`` unlocked by the `VAULT_*` key variables.
     public func makeFileStore() throws(VaultError) -> FileStore {
         let path = try filePath()
-        return FileStore(path: path, keys: try fileKeys(prefix: "VAULT_", path: path))
+        return FileStore(path: path, keys: try fileKeys(prefix: "VAULT_", path: path), trust: headerTrust())
+    }
+
+    /// Where the headers this user wrote are remembered: `$XDG_STATE_HOME/vault/headers`, or
+    /// `~/.local/state/vault/headers`; nil (nothing checked) when neither can be found.
+    public func headerTrust() -> HeaderTrust? {
+        if let state = value("XDG_STATE_HOME"), state.hasPrefix("/") {
+            return HeaderTrust(directory: state + "/vault/headers")
+        }
+        return value("HOME").map { HeaderTrust(directory: $0 + "/.local/state/vault/headers") }
     }
 
     /// The key material named by `<prefix>IDENTITY`, `<prefix>IDENTITY_FILE`, `<prefix>PASSPHRASE`,
@@ -272,7 +281,7 @@ extension StoreFactory {
             return try SecretServiceStore(timeout: try timeout())
         case .file(let named):
             let path = try filePath(named)
-            return FileStore(path: path, keys: try fileKeys(prefix: keyPrefix, path: path))
+            return FileStore(path: path, keys: try fileKeys(prefix: keyPrefix, path: path), trust: headerTrust())
         }
     }
 
