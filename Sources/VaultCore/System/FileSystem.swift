@@ -175,7 +175,7 @@ enum FileSystem {
             if renameat(dir, temporary, dir, name) != 0 {
                 let code = errno
                 // Someone deleted the temporary file: the old file is still in place, write it again.
-                if code == ENOENT, attempt < 5 { continue }
+                if code == ENOENT, attempt < Self.writeAttempts { continue }
                 throw systemError("replace \(name)", errno: code)
             }
             renamed = true
@@ -193,6 +193,9 @@ enum FileSystem {
                     + "the change may not survive a crash")
         }
     }
+
+    /// How often a write whose temporary file is deleted before the rename is tried.
+    static let writeAttempts = 20
 
     /// The owner a new version of `name` must keep: when running as root, the owner of the file
     /// being replaced (so that `sudo vault set` leaves the user's vault theirs), else nil.
