@@ -73,8 +73,10 @@ public struct HeaderTrust: Sendable {
         return parts.joined(separator: " and ")
     }
 
+    /// The record's name: the digest of the vault file's absolute path, symbolic links resolved,
+    /// so that a relative `--file` names the same record from any folder.
     private func recordName(for path: String) -> String {
-        HeaderRecord.digest(Array(path.utf8))
+        HeaderRecord.digest(Array(FileSystem.canonicalPath(path).utf8))
     }
 
     func record(for path: String) throws(VaultError) -> Record? {
@@ -94,7 +96,10 @@ public struct HeaderTrust: Sendable {
         // but leaves no root-owned file in their home, which would stop their own writes.
         guard FileSystem.ownerOfNearestExisting(directory) == geteuid() else { return }
         try FileSystem.makeDirectories(directory)
-        let text = "\(path)\n\(record.digests.joined(separator: " "))\n\(record.types.joined(separator: " "))\n"
+        let lines = [
+            FileSystem.canonicalPath(path), record.digests.joined(separator: " "), record.types.joined(separator: " "),
+        ]
+        let text = lines.joined(separator: "\n") + "\n"
         try FileSystem.writeAtomically(Array(text.utf8), directory: directory, name: recordName(for: path))
     }
 }
