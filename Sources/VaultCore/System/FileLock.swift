@@ -35,7 +35,7 @@ final class FileLock {
         }
         let fd: Int32
         do {
-            try syscall("lock the directory \(directoryPath)") { flock(directory, LOCK_EX) }
+            try Self.lockDirectory(directory, directoryPath)
             fd = try syscall("open the lock file \(path).lock") {
                 open(path + ".lock", O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
             }
@@ -57,6 +57,18 @@ final class FileLock {
         self.fileName = fileName
         self.directory = directory
         self.fd = fd
+    }
+
+    /// Locks the directory. Where a directory cannot be locked (NFS emulates `flock` with POSIX
+    /// locks, which need a descriptor open for writing), only the lock file is locked, as vault
+    /// 1.0 did: writers still exclude each other unless the lock file is deleted under them.
+    private static func lockDirectory(_ directory: Int32, _ path: String) throws(VaultError) {
+        while flock(directory, LOCK_EX) != 0 {
+            let code = errno
+            if code == EINTR { continue }
+            if code == EBADF || code == ENOLCK || code == EOPNOTSUPP { return }
+            throw systemError("lock the directory \(path)", errno: code)
+        }
     }
 
     /// Replaces the lock file's contents (vault keeps its header record there) and flushes them.
