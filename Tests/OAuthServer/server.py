@@ -5,10 +5,12 @@ Serves on 127.0.0.1 only:
                               and the RFC 8628 device_code grant
   POST /device_authorization  RFC 8628 device authorization endpoint
 Test-only routes:
-  GET  /test/stats            token-endpoint request counts and revoked families, as JSON
+  GET  /test/stats            token-endpoint request counts, revoked families, slow_downs sent and
+                              polls that came sooner than the interval, as JSON
   POST /test/issue            a fresh token set (as a token response) for a new family
   POST /test/device           approve or deny a user code: user_code=...&action=approve|deny
   POST /test/fail             answer the next N token requests with 503: count=N
+  POST /test/slow-down        answer the next pending device poll with slow_down
 
 Refresh tokens are single use: a refresh revokes the one it used, and presenting a revoked one
 again revokes its whole family (every token descended from the same login), as servers that
@@ -40,12 +42,21 @@ LIFETIME = int(sys.argv[2])
 BASE = f"http://127.0.0.1:{PORT}"
 
 lock = threading.RLock()
-stats = {"token_requests": 0, "refresh_requests": 0, "device_requests": 0, "revoked_families": 0, "polls": 0}
+stats = {
+    "token_requests": 0,
+    "refresh_requests": 0,
+    "device_requests": 0,
+    "revoked_families": 0,
+    "polls": 0,
+    "slow_downs": 0,
+    "fast_polls": 0,
+}
 refresh_tokens = {}  # refresh token -> {"family", "user", "client_id", "scope", "revoked"}
 revoked_families = set()
 device_credentials = {}  # device code -> credential data
 user_grants = {}  # user code -> (user, approved)
-last_poll = {}  # device code -> time of the last poll
+poll_state = {}  # device code -> {"interval": seconds the client must wait now, "last": time of the last poll}
+slow_down_next = [False]  # answer the next pending poll with slow_down
 failures = {"remaining": 0}
 next_family = [0]
 
@@ -180,13 +191,30 @@ class DeviceGrant(DeviceCodeGrant):
             return user_grants.get(user_code)
 
     def should_slow_down(self, credential):
-        # A client polling faster than the interval is told to slow down (RFC 8628 section 3.5).
+        # slow_down on request of the test (/test/slow-down), or to a client that polled faster
+        # than its interval; either way the interval grows by 5 s for good (RFC 8628 section 3.5).
         with lock:
-            code = credential["device_code"]
-            now = time.time()
-            previous = last_poll.get(code)
-            last_poll[code] = now
-            return previous is not None and now - previous < credential["interval"] - 0.05
+            state = poll_state[credential["device_code"]]
+            if slow_down_next[0] or state["fast"]:
+                slow_down_next[0] = False
+                state["interval"] += 5
+                stats["slow_downs"] += 1
+                return True
+            return False
+
+
+def record_poll(device_code):
+    """Counts a poll that came sooner than the client's current interval allows."""
+    with lock:
+        data = device_credentials.get(device_code)
+        if data is None:
+            return
+        state = poll_state.setdefault(device_code, {"interval": data["interval"], "last": None, "fast": False})
+        now = time.time()
+        state["fast"] = state["last"] is not None and now - state["last"] < state["interval"] - 0.05
+        if state["fast"]:
+            stats["fast_polls"] += 1
+        state["last"] = now
 
 
 app = Flask(__name__)
@@ -207,6 +235,7 @@ def token():
             stats["refresh_requests"] += 1
         if grant == DeviceCodeGrant.GRANT_TYPE:
             stats["polls"] += 1
+            record_poll(request.form.get("device_code"))
         if failures["remaining"] > 0:
             failures["remaining"] -= 1
             return {"error": "temporarily_unavailable"}, 503
@@ -250,6 +279,13 @@ def test_issue():
 def test_device():
     with lock:
         user_grants[request.form["user_code"]] = ("user", request.form["action"] == "approve")
+    return {"ok": True}
+
+
+@app.post("/test/slow-down")
+def test_slow_down():
+    with lock:
+        slow_down_next[0] = True
     return {"ok": True}
 
 

@@ -94,12 +94,11 @@ extension Vault {
             defer { wipe(&output) }
             return try TokenResponse(commandOutput: output, origin: "the refresh command of '\(name.account)'")
         case .oauth(let client):
-            guard let endpoint = settings.endpoint else {
-                throw VaultError(.unavailable, "this vault cannot reach OAuth token endpoints (no HTTP layer)")
-            }
-            guard let refreshToken = companion.refreshToken else {
+            // canRefresh holds here, so a refresh token is present; the endpoint is absent only in
+            // settings made without one (tests of command refreshes).
+            guard let endpoint = settings.endpoint, let refreshToken = companion.refreshToken else {
                 throw VaultError(
-                    .expired, "'\(name.account)' has no refresh token; run 'vault oauth login \(name.account)'")
+                    .expired, "'\(name.account)' cannot be refreshed; run 'vault oauth login \(name.account)'")
             }
             var secret = try clientSecret(client, service: name.service)
             defer { if secret != nil { wipe(&secret!) } }
@@ -126,9 +125,10 @@ extension Vault {
         let companionName = try TokenCompanion.name(for: token.name)
         var value = companion.encoded()
         defer { wipe(&value) }
-        let created = try store.read(companionName)?.metadata.created ?? time
+        // The companion shares its token's times: reading its own would cost a store read
+        // inside the window between the server's answer and the store.
         let companionRecord = SecretRecord(
-            name: companionName, value: value, metadata: SecretMetadata(created: created, updated: time))
+            name: companionName, value: value, metadata: SecretMetadata(created: token.metadata.created, updated: time))
         if let batch = store as? any SecretBatchStore {
             try batch.write([companionRecord, token])
         } else {
