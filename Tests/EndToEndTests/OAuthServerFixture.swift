@@ -10,7 +10,7 @@ import VaultTestSupport
 struct OAuthServer: Sendable {
     let port: UInt16
     /// Access-token lifetime, in seconds.
-    static let lifetime = 2
+    static let lifetime = 3
 
     var base: String { "http://127.0.0.1:\(port)" }
     var tokenURL: String { base + "/token" }
