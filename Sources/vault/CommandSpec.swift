@@ -40,7 +40,7 @@ struct CommandSpec: Sendable {
     /// Every command, in the order `vault help` lists them.
     static let all: [CommandSpec] = [
         .set, .get, .rm, .ls, .show, .exec, .importSecrets, .exportSecrets, .initialize, .rekey, .migrate, .doctor,
-        .trust, .completion, .help, .version,
+        .trust, .oauth, .completion, .help, .version,
     ]
 
     /// The options every command accepts.
@@ -86,6 +86,6 @@ struct Invocation {
 
     /// A vault for the resolved backend.
     func vault() throws(VaultError) -> Vault {
-        Vault(store: try factory.makeStore())
+        Vault(store: try factory.makeStore(), tokens: try factory.tokenSettings())
     }
 }
