@@ -86,3 +86,28 @@ final class FileLock {
         close(directory)
     }
 }
+
+/// An exclusive `flock` on one lock file, held until released: for locks that guard something
+/// other than a vault file (a token's refresh, a keyring name), where locking the directory as
+/// ``FileLock`` does would make a write to a vault file in that directory wait for ever.
+final class LockFile {
+    private let fd: Int32
+
+    /// Blocks until `path` (created 0600 if needed; never through a symbolic link) is locked.
+    init(path: String) throws(VaultError) {
+        let fd = try syscall("open the lock file \(path)") {
+            open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        }
+        do {
+            try syscall("lock \(path)") { flock(fd, LOCK_EX) }
+        } catch {
+            close(fd)
+            throw error
+        }
+        self.fd = fd
+    }
+
+    deinit {
+        close(fd)  // releases the lock
+    }
+}

@@ -3,12 +3,12 @@ import Crypto
 /// The lock that makes one refresh at a time per token, across processes.
 ///
 /// One file per store and name under ``TokenSettings/lockDirectory``, named by a hash so that no
-/// name reaches the file system. It is held with `flock` (``FileLock``): the kernel drops it when
+/// name reaches the file system. It is held with `flock` (``LockFile``): the kernel drops it when
 /// its holder dies, so a `vault get` killed mid-refresh never blocks the next one. Waiters block
 /// until the holder is done, then re-read the token it stored.
 enum RefreshLock {
     static func acquire(_ name: SecretName, store: any SecretStore, settings: TokenSettings) throws(VaultError)
-        -> FileLock
+        -> LockFile
     {
         let key = Array("\(store.label)\u{0}\(name.service)\u{0}\(name.account)".utf8)
         let digest = SHA256.hash(data: key).prefix(16).map { byte in
@@ -19,6 +19,6 @@ enum RefreshLock {
             throw VaultError(.usage, "no place for the refresh lock: set XDG_RUNTIME_DIR or HOME")
         }
         try FileSystem.makeDirectories(directory)
-        return try FileLock(path: "\(directory)/.vault-refresh-\(digest).lock")
+        return try LockFile(path: "\(directory)/.vault-refresh-\(digest).lock")
     }
 }
