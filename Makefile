@@ -38,7 +38,11 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # executable exports no symbols: nothing loads plug-ins into vault, and 7,500 exported symbols
 # made every start and dladdr slower. Both are link-time only; the code is the same.
 STATIC_CXX_DIR = $(CURDIR)/.build/static-libstdc++
-RELEASE_FLAGS = -c release --static-swift-stdlib -Xswiftc -L$(STATIC_CXX_DIR) -Xlinker --no-export-dynamic
+# No run path: SwiftPM adds RUNPATH $ORIGIN by default, and with it the loader (and the dlopen of
+# libsecret) would take a library planted beside a copy of vault. The tests' build has none either
+# (BinaryLoadingTests checks the binary they run).
+LINK_FLAGS = --disable-local-rpath
+RELEASE_FLAGS = -c release --static-swift-stdlib -Xswiftc -L$(STATIC_CXX_DIR) -Xlinker --no-export-dynamic $(LINK_FLAGS)
 
 # Installs the Debian packages in $(1) that are missing; does nothing when all are present.
 define apt_install
@@ -89,7 +93,7 @@ uninstall:
 # VAULT_TEST_STRICT=1 makes every missing test component (server, tool, PyPI package) a failure.
 test: test-deps test-venv
 	$(MAKE) fuzz FUZZ_SECONDS=$(FUZZ_SMOKE_SECONDS)
-	$(SWIFT) build --build-tests
+	$(SWIFT) build --build-tests $(LINK_FLAGS)
 	VAULT_BINARY="$$($(SWIFT) build --show-bin-path)/vault" VAULT_TEST_KEYRING=1 VAULT_TEST_STRICT=1 VAULT_TEST_VENV=$(VENV) \
 		dbus-run-session -- sh Tests/with-keyring.sh $(SWIFT) test --skip-build
 

@@ -57,9 +57,10 @@ struct CommandSpec: Sendable {
 struct Invocation {
     let commandLine: ParsedCommandLine
     let factory: StoreFactory
-    let environment: [String: String]
 
     var spec: CommandSpec { commandLine.command! }
+    /// The environment the glue was built from (one copy, the factory's).
+    var environment: [String: String] { factory.environment }
 
     func flag(_ name: String) -> Bool { commandLine.flag(name) }
     func value(_ name: String) -> String? { commandLine.value(name) }

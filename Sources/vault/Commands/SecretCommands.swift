@@ -37,7 +37,9 @@ extension CommandSpec {
             let expires = try Expiry.parse(at: invocation.value("expires-at"), in: invocation.value("expires-in"))
             var value: [UInt8]
             if StandardIO.isTerminal(0) {
-                guard let typed = try Terminal.ask("Value for \(name.account): ", environment: invocation.environment)
+                guard
+                    let typed = try Terminal.ask(
+                        "Value for \(name.account): ", allowed: invocation.factory.allowsPrompts)
                 else {
                     throw VaultError(.usage, "no terminal to ask for the value on; pipe the value in on standard input")
                 }
