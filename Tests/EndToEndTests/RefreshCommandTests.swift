@@ -117,10 +117,12 @@ struct RefreshCommandTests {
         #expect(try vault.run(["get", "t"]).stdoutText == "old")
         #expect(!FileManager.default.fileExists(atPath: seen))
         try vault.run(["set", "t", "--expires-in", "1h", "--refresh-command", command]).expectSuccess()
-        #expect(try vault.run(["get", "t"], env: ["VAULT_PASSPHRASE": "pass-do-not-leak"]).stdoutText == "fresh")
+        let keys = ["VAULT_PASSPHRASE": "pass-do-not-leak", "VAULT_IDENTITY_FILE": vault.path("key-file-do-not-leak")]
+        #expect(try vault.run(["get", "t"], env: keys).stdoutText == "fresh")
         let environment = try String(contentsOfFile: seen, encoding: .utf8)
         #expect(!environment.contains(vault.environment["VAULT_IDENTITY"]!))
         #expect(!environment.contains("pass-do-not-leak"))
+        #expect(!environment.contains("key-file-do-not-leak"), "the refresh command got VAULT_IDENTITY_FILE")
         #expect(environment.contains("VAULT_PASSPHRASE_UNUSED_MARKER=kept"))
     }
 

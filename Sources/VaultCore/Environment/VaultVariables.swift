@@ -39,6 +39,7 @@ public enum VaultVariables {
         + destinationUnlock.map { VaultVariable($0, "the destination's key for migrate and rekey", keyMaterial: true) }
         + [
             VaultVariable("VAULT_FALLBACK", "a store that secrets are moved out of as they are read"),
+            VaultVariable("VAULT_REFRESH_SKEW", "refresh a living token this many seconds early (default 60)"),
             VaultVariable("XDG_DATA_HOME", "where the default vault file lives"),
             VaultVariable("HOME", "where the default vault file lives without XDG_DATA_HOME"),
             VaultVariable("CI", "when set (not 0 or false), vault never asks on the terminal"),

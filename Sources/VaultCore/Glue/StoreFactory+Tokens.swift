@@ -32,9 +32,9 @@ extension StoreFactory {
         OAuthClient(http: HTTPClient(HTTPClient.Configuration(environment: environment)), timeout: try timeout())
     }
 
-    /// Whether a variable holds a vault's key material itself (`VAULT_PASSPHRASE`,
-    /// `VAULT_TO_IDENTITY`, ...): a refresh command never sees those.
+    /// Whether a variable holds a vault's key material or names a file holding it
+    /// (``VaultVariables/keyMaterial``): a refresh command never sees those. Compared as bytes.
     static func holdsKeyMaterial(_ variable: String) -> Bool {
-        variable.hasPrefix("VAULT_") && (variable.hasSuffix("_PASSPHRASE") || variable.hasSuffix("_IDENTITY"))
+        VaultVariables.keyMaterial.contains { $0.utf8.elementsEqual(variable.utf8) }
     }
 }
