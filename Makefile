@@ -92,6 +92,7 @@ uninstall:
 # throwaway HOME (Tests/with-keyring.sh). VAULT_TEST_KEYRING=1 makes a missing keyring a failure.
 # VAULT_TEST_STRICT=1 makes every missing test component (server, tool, PyPI package) a failure.
 test: test-deps test-venv
+	$(MAKE) lint
 	$(MAKE) fuzz FUZZ_SECONDS=$(FUZZ_SMOKE_SECONDS)
 	$(SWIFT) build --build-tests $(LINK_FLAGS)
 	VAULT_BINARY="$$($(SWIFT) build --show-bin-path)/vault" VAULT_TEST_KEYRING=1 VAULT_TEST_STRICT=1 VAULT_TEST_VENV=$(VENV) \
@@ -101,23 +102,26 @@ test: test-deps test-venv
 # go into Package.swift: VaultCore and its dependencies are built with coverage in their own build
 # folder, then each entry point in Tests/Fuzz is linked against them together with
 # Tests/VaultCoreTests/FuzzHarness.swift (the checks FuzzRegressionTests replays in `swift test`).
+# What is linked is VaultCore's dependency closure, read from SwiftPM's build plan by
+# Tests/Fuzz/link-inputs.py, so no list of targets is kept by hand. A target is a file
+# Tests/Fuzz/<Name>Fuzzer.swift; its name is <name> in lower case, and its seed inputs are in
+# Tests/Fuzz/Corpus/<name> and Tests/Fuzz/Regressions/<name> (each optional).
 # New inputs go to $(FUZZ_BUILD)/corpus-*; a crash stops the run and leaves its input in
 # $(FUZZ_BUILD)/crash-*: fix the bug, then add the input to Tests/Fuzz/Regressions/<target>/.
 FUZZ_BUILD = .build-fuzz
-FUZZ_TARGETS = age document
+FUZZ_SOURCES = $(wildcard Tests/Fuzz/*Fuzzer.swift)
+FUZZ_TARGETS = $(shell for source in $(FUZZ_SOURCES); do basename $$source Fuzzer.swift | tr '[:upper:]' '[:lower:]'; done)
 FUZZ_DEBUG = $(FUZZ_BUILD)/debug
 
 fuzz-build:
 	$(SWIFT) build --build-path $(FUZZ_BUILD) --target VaultCore -Xswiftc -sanitize=fuzzer
-	@find $(FUZZ_DEBUG)/ -path '*.build/*' -name '*.o' ! -path '*/vault.build/*' ! -path '*Tests.build/*' \
-		! -path '*/VaultTestSupport.build/*' ! -path '*/CVaultProcess.build/*' ! -path '*/vaultPackage*' \
-		| sed 's/.*/"&"/' >$(FUZZ_BUILD)/objects.rsp; \
-	maps=$$(find $(FUZZ_DEBUG)/ -path '*.build/*' -name module.modulemap ! -path '*Tests*' ! -path '*/vaultPackage*' \
-		| sed 's/^/-Xcc -fmodule-map-file=/'); \
-	for target in $(FUZZ_TARGETS); do \
+	@python3 Tests/Fuzz/link-inputs.py $(FUZZ_DEBUG) objects >$(FUZZ_BUILD)/objects.rsp || exit 1; \
+	maps=$$(python3 Tests/Fuzz/link-inputs.py $(FUZZ_DEBUG) modulemaps) || exit 1; \
+	for source in $(FUZZ_SOURCES); do \
+		target=$$(basename $$source Fuzzer.swift | tr '[:upper:]' '[:lower:]'); \
 		echo "linking $(FUZZ_BUILD)/fuzz-$$target"; \
 		$(SWIFTC) -sanitize=fuzzer -parse-as-library -module-name VaultFuzz -I $(FUZZ_DEBUG)/Modules $$maps \
-			Tests/Fuzz/$$(echo $$target | sed 's/^./\u&/')Fuzzer.swift Tests/VaultCoreTests/FuzzHarness.swift \
+			$$source Tests/VaultCoreTests/FuzzHarness.swift \
 			@$(FUZZ_BUILD)/objects.rsp -ldl -o $(FUZZ_BUILD)/fuzz-$$target || exit 1; \
 	done
 
@@ -127,7 +131,7 @@ fuzz: fuzz-build
 		echo "fuzzing $$target for $(FUZZ_SECONDS) s"; \
 		SWIFT_BACKTRACE=enable=no $(FUZZ_BUILD)/fuzz-$$target -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
 			-print_final_stats=1 -artifact_prefix=$(FUZZ_BUILD)/crash-$$target- \
-			$(FUZZ_BUILD)/corpus-$$target Tests/Fuzz/Corpus/$$target Tests/Fuzz/Regressions/$$target \
+			$(FUZZ_BUILD)/corpus-$$target $$(ls -d Tests/Fuzz/Corpus/$$target Tests/Fuzz/Regressions/$$target 2>/dev/null) \
 			2>$(FUZZ_BUILD)/fuzz-$$target.log \
 			|| { tail -n 40 $(FUZZ_BUILD)/fuzz-$$target.log; echo "fuzz-$$target found a crash: $(FUZZ_BUILD)/crash-$$target-*"; exit 1; }; \
 		grep -E '^(Done|stat::number_of_executed_units|stat::peak_rss_mb)' $(FUZZ_BUILD)/fuzz-$$target.log; \

@@ -9,21 +9,15 @@ import VaultTestSupport
 struct AgeInteropTests {
     static let age = "/usr/bin/age"
 
-    func ageInstalled() -> Bool {
+    /// Requires age: a failure under `make test`, elsewhere a skip.
+    func requireAge() throws {
         let installed = FileManager.default.isExecutableFile(atPath: Self.age)
-        if !installed {
-            if isCI {
-                Issue.record("age is required in CI (make test installs it)")
-            } else {
-                print("age interop: skipped, no \(Self.age)")
-            }
-        }
-        return installed
+        try requireComponent(installed ? nil : "\(Self.age) is not installed (Debian package age)")
     }
 
     @Test("age -d -i decrypts a vault file to the documented JSON Lines document")
     func ageReadsVault() throws {
-        guard ageInstalled() else { return }
+        try requireAge()
         var vault = try VaultRunner()
         defer { vault.cleanUp() }
         let identity = X25519Identity.generate()
@@ -58,7 +52,7 @@ struct AgeInteropTests {
 
     @Test("vault reads a document that age -r encrypted")
     func vaultReadsAgeRecipientFile() throws {
-        guard ageInstalled() else { return }
+        try requireAge()
         var vault = try VaultRunner()
         defer { vault.cleanUp() }
         let identity = X25519Identity.generate()
@@ -82,7 +76,7 @@ struct AgeInteropTests {
 
     @Test("vault reads a file age -p encrypted with a passphrase typed at a terminal")
     func vaultReadsAgePassphraseFile() throws {
-        guard ageInstalled() else { return }
+        try requireAge()
         var vault = try VaultRunner()
         defer { vault.cleanUp() }
         let plain = vault.path("doc.jsonl")
@@ -98,7 +92,7 @@ struct AgeInteropTests {
 
     @Test("a valid age file whose plaintext is not a vault document exits 6")
     func notADocument() throws {
-        guard ageInstalled() else { return }
+        try requireAge()
         var vault = try VaultRunner()
         defer { vault.cleanUp() }
         let identity = X25519Identity.generate()
@@ -108,8 +102,8 @@ struct AgeInteropTests {
         ].enumerated() {
             let plain = vault.path("p\(index)")
             try text.write(toFile: plain, atomically: true, encoding: .utf8)
-            _ = try runTool(
-                Self.age, ["-r", identity.recipient.encoded, "-o", vault.vaultFile, "-f", plain].filter { $0 != "-f" })
+            let encrypted = try runTool(Self.age, ["-r", identity.recipient.encoded, "-o", vault.vaultFile, plain])
+            try #require(encrypted.status == 0, "age -r: \(encrypted.stderr)")
             try vault.run(["get", "s"]).expectFailure(6)
             try vault.run(["ls"]).expectFailure(6)
             let before = try Data(contentsOf: URL(fileURLWithPath: vault.vaultFile))

@@ -13,6 +13,13 @@ struct CompletionTests {
         return vault
     }
 
+    /// The path of `shell`; a missing shell fails under `make test` (it installs zsh and fish).
+    static func requireShell(_ shell: String) throws -> String {
+        let found = VaultRunner.which(shell)
+        try requireComponent(found == nil ? "\(shell) is not installed (Debian package \(shell))" : nil)
+        return try #require(found)
+    }
+
     func script(_ shell: String, _ vault: VaultRunner) throws -> String {
         let result = try vault.run(["completion", shell])
         result.expectSuccess()
@@ -77,14 +84,12 @@ struct CompletionTests {
         #expect(try bash(["vault", "g"], vault, script) == ["get"])
     }
 
-    @Test(
-        "zsh: the script parses, and with compsys stubbed offers the same words",
-        .enabled(if: VaultRunner.which("zsh") != nil))
+    @Test("zsh: the script parses, and with compsys stubbed offers the same words")
     func zshCompletion() throws {
+        let zsh = try Self.requireShell("zsh")
         let vault = try prepared()
         defer { vault.cleanUp() }
         let script = try script("zsh", vault)
-        let zsh = try #require(VaultRunner.which("zsh"))
         let syntax = try vault.runProgram(zsh, ["-n", script])
         #expect(syntax.status == 0, "\(syntax.stderr)")
         // compadd, _describe and friends only work inside a completion widget; these stand-ins
@@ -116,14 +121,12 @@ struct CompletionTests {
         #expect(try offered(["vault", "--service", "elsewhere", "get", ""]).allSatisfy(\.isEmpty))
     }
 
-    @Test(
-        "fish: the script parses, and complete -C offers commands, options and names",
-        .enabled(if: VaultRunner.which("fish") != nil))
+    @Test("fish: the script parses, and complete -C offers commands, options and names")
     func fishCompletion() throws {
+        let fish = try Self.requireShell("fish")
         let vault = try prepared()
         defer { vault.cleanUp() }
         let script = try script("fish", vault)
-        let fish = try #require(VaultRunner.which("fish"))
         let syntax = try vault.runProgram(fish, ["--no-config", "-n", script])
         #expect(syntax.status == 0, "\(syntax.stderr)")
         func offered(_ line: String) throws -> [String] {

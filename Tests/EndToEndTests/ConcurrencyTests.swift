@@ -112,8 +112,8 @@ struct ConcurrencyTests {
         // Creating a passphrase vault runs scrypt under the lock: long enough to kill it there.
         let holder = try runner.start(["set", "slow"], stdin: [1], env: ["VAULT_SCRYPT_WORK_FACTOR": "16"])
         let deadline = Date().addingTimeInterval(20)
-        while !Self.holdsLock(holder.pid), Date() < deadline { usleep(2000) }
-        #expect(Self.holdsLock(holder.pid), "vault never held the lock")
+        while !holdsLock(holder.pid), Date() < deadline { usleep(2000) }
+        #expect(holdsLock(holder.pid), "vault never held the lock")
         holder.kill()
         #expect(runner.fileBytes() == nil, "the killed writer left a vault file")
         let next = try runner.run(["set", "next"], stdin: [2], timeout: 20)
@@ -129,8 +129,10 @@ struct ConcurrencyTests {
         let fd = open(vault.runner.vaultFile + ".lock", O_RDWR | O_CLOEXEC)
         #expect(fd >= 0 && flock(fd, LOCK_EX) == 0)
         let waiting = try vault.runner.start(["set", "b"], stdin: [2])
-        usleep(400_000)
-        #expect(waiting.isRunning, "vault did not wait for the lock")
+        // Blocked means the kernel lists it as waiting for the lock, not merely not finished yet.
+        let deadline = Date().addingTimeInterval(Self.timeout)
+        while !waitsForLock(waiting.pid), waiting.isRunning, Date() < deadline { usleep(2000) }
+        #expect(waitsForLock(waiting.pid), "vault did not wait for the lock")
         close(fd)
         let result = try #require(try waiting.wait(seconds: Self.timeout))
         result.expectSuccess()
@@ -142,14 +144,5 @@ struct ConcurrencyTests {
         let failures = Mutex<[String]>([])
         let operations = Atomic<Int>(0)
         let survivors = Mutex<Set<String>>([])
-    }
-
-    /// Whether /proc/locks lists an flock held by `pid`.
-    static func holdsLock(_ pid: Int32) -> Bool {
-        guard let locks = try? String(contentsOfFile: "/proc/locks", encoding: .utf8) else { return false }
-        return locks.split(separator: "\n").contains { line in
-            let fields = line.split(separator: " ")
-            return fields.count > 4 && fields[1] == "FLOCK" && fields[4] == "\(pid)"
-        }
     }
 }

@@ -24,7 +24,7 @@ struct HostileFileEndToEndTests {
                 let script = "ulimit -v 400000; exec \"$0\" \"$@\""
                 result = try runTool(
                     "/bin/sh", ["-c", script, VaultRunner.binary] + arguments, input: stdin,
-                    environment: vault.runner.environment)
+                    environment: vault.runner.environment, timeout: 60)
             } else {
                 result = try vault.runner.run(arguments, stdin: stdin, timeout: 60)
             }
@@ -58,7 +58,8 @@ struct HostileFileEndToEndTests {
         print("hostile files, end to end: \(files) truncated or flipped files, 4 commands each")
     }
 
-    @Test("oversized headers exit 6 quickly and within 400 MB of address space")
+    /// Each command has a time-out (`attack`); how fast is for make bench.
+    @Test("oversized headers exit 6 within 400 MB of address space")
     func oversized() throws {
         let (vault, _) = try Self.sample()
         defer { vault.cleanUp() }
@@ -75,10 +76,7 @@ struct HostileFileEndToEndTests {
             ),
         ]
         for (label, bytes) in cases {
-            let start = Date()
             try Self.attack(vault, bytes, label, limitMemory: true)
-            #expect(
-                Date().timeIntervalSince(start) < 30, "\(label): \(Date().timeIntervalSince(start)) s for 4 commands")
         }
     }
 

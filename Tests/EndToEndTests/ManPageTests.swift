@@ -143,11 +143,13 @@ struct ManPageTests {
         #expect(statuses.contains(".BR 126 \", \" 127"))
     }
 
-    @Test("groff formats the page without a warning", .enabled(if: VaultRunner.which("groff") != nil))
+    @Test("groff formats the page without a warning")
     func groffClean() throws {
+        let found = VaultRunner.which("groff")
+        try requireComponent(found == nil ? "groff is not installed (Debian package groff-base)" : nil)
+        let groff = try #require(found)
         let vault = try VaultRunner.scripted()
         defer { vault.cleanUp() }
-        let groff = try #require(VaultRunner.which("groff"))
         let result = try vault.runProgram(groff, ["-man", "-Tutf8", "-ww", "-z", Self.manPage])
         #expect(result.status == 0)
         #expect(result.stderr.isEmpty, "\(result.stderr)")

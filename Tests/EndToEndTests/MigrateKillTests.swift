@@ -39,10 +39,10 @@ struct MigrateKillTests {
             #expect(try VaultFile.read(timing.destination, identity: identity) == secrets)
         }
 
-        var states: [String: Int] = [:]
-        for point in 0..<Self.killPoints {
-            let attempt = try reset(point)
-            let delay = runTime * Double(point) / Double(Self.killPoints)
+        var attempts = 0
+        let landed = try Self.killSpread(over: runTime, points: Self.killPoints) { delay in
+            attempts += 1
+            let attempt = try reset(attempts)
             let finished = try Self.runAndKill(vault, attempt.arguments, after: delay)
 
             let left = try VaultFile.read(attempt.source, identity: identity)
@@ -50,18 +50,64 @@ struct MigrateKillTests {
             for (key, secret) in secrets {
                 #expect(left[key] == secret || arrived[key] == secret, "kill at \(delay) s lost \(key)")
             }
-            let state =
-                "\(finished ? "finished" : "killed"): \(left.count) in the source, \(arrived.count) in the destination"
-            states[state, default: 0] += 1
 
             let rerun = try vault.run(attempt.arguments)
             rerun.expectSuccess()
             #expect(
                 try VaultFile.read(attempt.destination, identity: identity) == secrets, "after a kill at \(delay) s")
             #expect(try VaultFile.read(attempt.source, identity: identity).isEmpty, "after a kill at \(delay) s")
+            return Landing(finished: finished, left: left.count, arrived: arrived.count)
         }
-        let seen = states.sorted { $0.key < $1.key }.map { "\($0.value)× \($0.key)" }.joined(separator: ", ")
-        print("migrate of \(Self.secretCount) secrets took \(runTime) s; the kills left: \(seen)")
+        print("migrate of \(Self.secretCount) secrets took \(runTime) s; the kills landed: \(Landing.describe(landed))")
+        #expect(landed[.midway, default: 0] > 0, "no kill landed midway: \(Landing.describe(landed))")
+    }
+
+    /// Where a kill landed in a migration, told by what each side holds after it.
+    enum Landing: String, CaseIterable {
+        case beforeCopy = "before any secret arrived"
+        case midway = "midway (secrets in both)"
+        case afterRemoval = "after the source was emptied"
+        case finished = "after the command finished"
+
+        init(finished: Bool, left: Int, arrived: Int) {
+            if finished {
+                self = .finished
+            } else if arrived == 0 {
+                self = .beforeCopy
+            } else {
+                self = left > 0 ? .midway : .afterRemoval
+            }
+        }
+
+        static func describe(_ tally: [Landing: Int]) -> String {
+            allCases.compactMap { landing in tally[landing].map { "\($0)× \(landing.rawValue)" } }
+                .joined(separator: ", ")
+        }
+    }
+
+    /// Runs `attempt` (one kill after the given delay) at `points` delays spread over `runTime`;
+    /// then, while no kill has landed midway, at the delay halfway between the latest that landed
+    /// before any copy and the earliest that landed after the copies, at most `searches` times,
+    /// so that a machine slower or faster than the timing run still gets a kill in the middle.
+    /// Returns how many kills landed where.
+    static func killSpread(
+        over runTime: TimeInterval, points: Int, searches: Int = 8, _ attempt: (TimeInterval) throws -> Landing
+    ) throws -> [Landing: Int] {
+        var tally: [Landing: Int] = [:]
+        var early = 0.0
+        var late = 2 * runTime
+        func kill(after delay: TimeInterval) throws {
+            let landing = try attempt(delay)
+            tally[landing, default: 0] += 1
+            switch landing {
+            case .beforeCopy: early = max(early, delay)
+            case .afterRemoval, .finished: late = min(late, delay)
+            case .midway: break
+            }
+        }
+        for point in 0..<points { try kill(after: runTime * Double(point) / Double(points)) }
+        for _ in 0..<searches where tally[.midway] == nil { try kill(after: (early + late) / 2) }
+        return tally
     }
 
     /// Starts `vault` with `arguments`, sends SIGKILL after `delay` seconds (never if nil) and

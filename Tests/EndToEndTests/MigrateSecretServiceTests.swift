@@ -131,12 +131,10 @@ struct MigrateSecretServiceTests {
         #expect(try MigrateKillTests.runAndKill(keyring.vault, migrate, after: nil))
         let runTime = Date().timeIntervalSince(started)
 
-        let points = 10
-        for point in 0..<points {
+        let landed = try MigrateKillTests.killSpread(over: runTime, points: 10) { delay in
             SessionKeyring.clear(keyring.service, keyring.vault)
             try original.write(to: URL(fileURLWithPath: keyring.vault.vaultFile))
-            let delay = runTime * Double(point) / Double(points)
-            _ = try MigrateKillTests.runAndKill(keyring.vault, migrate, after: delay)
+            let finished = try MigrateKillTests.runAndKill(keyring.vault, migrate, after: delay)
             let left = try keyring.file()
             let arrived = try keyring.keyring()
             for (key, secret) in secrets {
@@ -146,6 +144,10 @@ struct MigrateSecretServiceTests {
             #expect(try keyring.keyring() == secrets, "after a kill at \(delay) s")
             #expect(try keyring.itemCount() == secrets.count, "each secret once, after a kill at \(delay) s")
             #expect(try keyring.file().isEmpty)
+            return MigrateKillTests.Landing(finished: finished, left: left.count, arrived: arrived.count)
         }
+        let tally = MigrateKillTests.Landing.describe(landed)
+        print("migrate to the keyring took \(runTime) s; the kills landed: \(tally)")
+        #expect(landed[.midway, default: 0] > 0, "no kill landed midway: \(tally)")
     }
 }

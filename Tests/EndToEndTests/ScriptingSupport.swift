@@ -45,13 +45,9 @@ extension VaultRunner {
     /// The repository root (where Package.swift is).
     static var packageRoot: URL { VaultTestSupport.packageRoot() ?? URL(fileURLWithPath: ".") }
 
-    /// The full path of a program found in PATH, or nil.
+    /// The full path of a program in the runner's PATH directories, or nil (``findExecutable(_:in:)``).
     static func which(_ program: String) -> String? {
-        for directory in ["/usr/local/bin", "/usr/bin", "/bin"] {
-            let path = directory + "/" + program
-            if FileManager.default.isExecutableFile(atPath: path) { return path }
-        }
-        return nil
+        findExecutable(program, in: ["/usr/local/bin", "/usr/bin", "/bin"])
     }
 }
 

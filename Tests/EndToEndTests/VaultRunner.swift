@@ -11,8 +11,7 @@ struct VaultRunner {
     var environment: [String: String]
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("vault-e2e-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        directory = try makeTemporaryDirectory(prefix: "vault-e2e")
         environment = [
             "PATH": "/usr/local/bin:/usr/bin:/bin",
             "HOME": directory.path,

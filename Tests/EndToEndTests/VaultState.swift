@@ -3,33 +3,22 @@ import Testing
 import VaultAge
 import VaultTestSupport
 
-/// What a vault file holds, read without the binary under test: decrypted with VaultAge and
-/// parsed with Foundation's JSON, as the documented format allows anyone to.
+/// What a vault file holds (account → value), read without the binary under test (``VaultFile``).
 typealias VaultContents = [String: [UInt8]]
 
 enum VaultState {
     /// The vault file's secrets (account → value) or an error saying why it cannot be read.
     static func read(_ path: String, identity: X25519Identity) -> Result<VaultContents, VaultStateError> {
-        guard let data = FileManager.default.contents(atPath: path) else { return .success([:]) }
-        let plaintext: [UInt8]
         do {
-            plaintext = try Age.decrypt([UInt8](data), identities: [.x25519(identity)])
+            var contents: VaultContents = [:]
+            for (key, secret) in try VaultFile.read(path, identity: identity) {
+                let account = key.split(separator: "\t", maxSplits: 1, omittingEmptySubsequences: false).last ?? ""
+                contents[String(account)] = secret.value
+            }
+            return .success(contents)
         } catch {
-            return .failure(VaultStateError(reason: "does not decrypt: \(error)"))
+            return .failure(error)
         }
-        var contents: VaultContents = [:]
-        let lines = plaintext.split(separator: 0x0A)
-        guard lines.first.map({ Array($0) }) == Array("{\"vault\":1}".utf8) else {
-            return .failure(VaultStateError(reason: "no document header"))
-        }
-        for line in lines.dropFirst() {
-            guard let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any],
-                let account = object["account"] as? String, let value = object["value"] as? String,
-                let bytes = Data(base64Encoded: value)
-            else { return .failure(VaultStateError(reason: "a damaged record line")) }
-            contents[account] = [UInt8](bytes)
-        }
-        return .success(contents)
     }
 
     /// Files in `directory` that group or others may read or write.

@@ -6,17 +6,10 @@ import VaultTestSupport
 private let agePath = "/usr/bin/age"
 private let ageKeygenPath = "/usr/bin/age-keygen"
 
-/// Whether age and age-keygen are installed; in CI their absence is a failure, elsewhere a skip.
-private func ageToolsAvailable() -> Bool {
+/// Requires age and age-keygen: a failure under `make test`, elsewhere a skip.
+private func requireAgeTools() throws {
     let available = [agePath, ageKeygenPath].allSatisfy { FileManager.default.isExecutableFile(atPath: $0) }
-    if !available {
-        if isCI {
-            Issue.record("age and age-keygen are required in CI (apt-get install age)")
-        } else {
-            print("age interop: skipped, \(agePath) or \(ageKeygenPath) is not installed")
-        }
-    }
-    return available
+    try requireComponent(available ? nil : "\(agePath) or \(ageKeygenPath) is not installed (Debian package age)")
 }
 
 /// A scratch folder with an X25519 identity file in it.
@@ -70,7 +63,7 @@ private let interopPlaintexts: [(name: String, bytes: [UInt8])] = [
 @Suite struct InteropTests {
     @Test(arguments: interopPlaintexts.indices)
     func ageDecryptsOurFiles(index: Int) throws {
-        guard ageToolsAvailable() else { return }
+        try requireAgeTools()
         let plaintext = interopPlaintexts[index].bytes
         let workspace = try Workspace()
         defer { removeTemporaryDirectory(workspace.directory) }
@@ -82,7 +75,7 @@ private let interopPlaintexts: [(name: String, bytes: [UInt8])] = [
 
     @Test(arguments: interopPlaintexts.indices)
     func weDecryptAgeFiles(index: Int) throws {
-        guard ageToolsAvailable() else { return }
+        try requireAgeTools()
         let plaintext = interopPlaintexts[index].bytes
         let workspace = try Workspace()
         defer { removeTemporaryDirectory(workspace.directory) }
@@ -95,7 +88,7 @@ private let interopPlaintexts: [(name: String, bytes: [UInt8])] = [
     }
 
     @Test func ageKeygenKeyFileDecrypts() throws {
-        guard ageToolsAvailable() else { return }
+        try requireAgeTools()
         let workspace = try Workspace()
         defer { removeTemporaryDirectory(workspace.directory) }
         let keygen = try runTool(ageKeygenPath, ["-o", workspace.path("generated.txt")])
@@ -116,7 +109,7 @@ private let interopPlaintexts: [(name: String, bytes: [UInt8])] = [
     }
 
     @Test func ageDecryptsOurPassphraseFile() throws {
-        guard ageToolsAvailable() else { return }
+        try requireAgeTools()
         let workspace = try Workspace()
         defer { removeTemporaryDirectory(workspace.directory) }
         let plaintext = patternBytes(count: 70_000)
@@ -128,7 +121,7 @@ private let interopPlaintexts: [(name: String, bytes: [UInt8])] = [
     }
 
     @Test func weDecryptAgePassphraseFile() throws {
-        guard ageToolsAvailable() else { return }
+        try requireAgeTools()
         let workspace = try Workspace()
         defer { removeTemporaryDirectory(workspace.directory) }
         let plaintext = Array("passphrase-protected by age -p\n".utf8)
@@ -142,7 +135,7 @@ private let interopPlaintexts: [(name: String, bytes: [UInt8])] = [
     }
 
     @Test func weDecryptArmoredAgeFile() throws {
-        guard ageToolsAvailable() else { return }
+        try requireAgeTools()
         let workspace = try Workspace()
         defer { removeTemporaryDirectory(workspace.directory) }
         let plaintext = patternBytes(count: 100_000)
@@ -156,7 +149,7 @@ private let interopPlaintexts: [(name: String, bytes: [UInt8])] = [
     }
 
     @Test func ageDecryptsOurMultiRecipientFile() throws {
-        guard ageToolsAvailable() else { return }
+        try requireAgeTools()
         let workspace = try Workspace()
         defer { removeTemporaryDirectory(workspace.directory) }
         let other = X25519Identity.generate()

@@ -22,10 +22,10 @@ private func found(_ name: SecretName, in document: some DocumentChunks) -> Resu
 
 private func line(_ service: String, _ account: String, value: String = "dmFsdWU=", extra: String = "") -> String {
     var out: [UInt8] = []
-    JSONLine.appendString(service, to: &out)
+    JSONString.append(service.utf8, to: &out)
     let s = String(decoding: out, as: UTF8.self)
     out = []
-    JSONLine.appendString(account, to: &out)
+    JSONString.append(account.utf8, to: &out)
     let a = String(decoding: out, as: UTF8.self)
     return "{\"service\":\(s),\"account\":\(a),\"value\":\"\(value)\",\"created\":\"2026-01-01T00:00:00Z\","
         + "\"updated\":\"2026-01-01T00:00:00Z\"\(extra)}\n"

@@ -18,9 +18,8 @@ struct SecretServiceABITests {
             compiler == nil ? "no C compiler" : flags?.status != 0 ? "no libsecret-1 headers (libsecret-1-dev)" : nil)
         guard let compiler, let flags else { return }
 
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vault-abi-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let directory = try makeTemporaryDirectory(prefix: "vault-abi")
+        defer { removeTemporaryDirectory(directory) }
         let source = directory.appendingPathComponent("check.c")
         let program = directory.appendingPathComponent("check")
         try Self.checkProgram.write(to: source, atomically: true, encoding: .utf8)

@@ -22,9 +22,17 @@ struct SecretServiceListingTests {
                 keyring.set_password(sys.argv[1], "u%d" % (i % 8), "v")
                 keyring.delete_password(sys.argv[1], "u%d" % (i % 8))
                 i += 1
+            print(i)
             """
-        let churner = try spawnChild("/usr/bin/python3", ["-c", script, churn, "6"], environment: nil, input: .null)
-        defer { _ = waitChild(churner) }
+        let directory = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(directory) }
+        let churned = directory.appendingPathComponent("churned").path
+        let errors = directory.appendingPathComponent("errors").path
+        let churner = try spawnChild(
+            "/usr/bin/python3", ["-c", script, churn, "6"], environment: nil, input: .null, output: churned,
+            errors: errors)
+        var churnerStatus: Int32?
+        defer { if churnerStatus == nil { stopChild(churner) } }
         let store = try SecretServiceStore(timeout: TestKeyring.timeout)
         var listings = 0
         let end = Date().addingTimeInterval(5)
@@ -34,5 +42,11 @@ struct SecretServiceListingTests {
             listings += 2
         }
         #expect(listings > 10)
+        churnerStatus = waitChild(churner, timeout: 60)
+        let stderr = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
+        #expect(churnerStatus == 0, "the churner failed: \(stderr)")
+        let output = (try? String(contentsOfFile: churned, encoding: .utf8)) ?? ""
+        let cycles = Int(output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        #expect(cycles > 0, "the churner created and deleted no item")
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VaultTestSupport
 
 /// A D-Bus session bus of a test's own, with whatever should (or should not) answer on it.
 ///
@@ -43,8 +44,7 @@ final class PrivateBus {
     }
 
     init(_ peer: Peer) throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("vault-bus-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        directory = try makeTemporaryDirectory(prefix: "vault-bus")
         try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: directory.path)
         let socket = directory.appendingPathComponent("bus").path
         address = "unix:path=\(socket)"

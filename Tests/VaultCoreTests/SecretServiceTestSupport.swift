@@ -12,10 +12,8 @@ enum TestKeyring {
     /// Seconds for every Secret Service call in the tests.
     static let timeout = 10.0
 
-    /// CI, and runs under Tests/with-keyring.sh, must have a keyring: there a missing one fails.
-    static var required: Bool {
-        isCI || ProcessInfo.processInfo.environment["VAULT_TEST_KEYRING"] == "1"
-    }
+    /// `make test`, CI, and runs under Tests/with-keyring.sh must have a keyring: there a missing one fails.
+    static var required: Bool { keyringIsRequired }
 
     /// Why the session's Secret Service cannot be used, or nil if it can.
     static let problem: VaultError? = {
@@ -33,24 +31,10 @@ enum TestKeyring {
         try requireTool(problem.map { "no usable Secret Service: \($0.message)" }, sourceLocation: sourceLocation)
     }
 
-    /// The same policy for any missing prerequisite described by `reason`.
+    /// The same policy (``requireComponent(_:required:sourceLocation:)``) for any missing
+    /// prerequisite of a keyring test described by `reason`.
     static func requireTool(_ reason: String?, sourceLocation: SourceLocation = #_sourceLocation) throws {
-        guard let reason else { return }
-        if required {
-            throw Missing(
-                description: "\(reason) (required because CI=true or VAULT_TEST_KEYRING=1; run the tests as "
-                    + "`dbus-run-session -- Tests/with-keyring.sh swift test`)")
-        }
-        // The console does not show a cancelled case of a parameterized test: say why here.
-        if Test.Case.current?.isParameterized == true {
-            FileHandle.standardError.write(Data("note: skipping a Secret Service test case: \(reason)\n".utf8))
-        }
-        try Test.cancel("\(reason)", sourceLocation: sourceLocation)
-    }
-
-    /// A prerequisite that is missing where it is required: fails the test that throws it.
-    struct Missing: Error, CustomStringConvertible {
-        var description: String
+        try requireComponent(reason, required: keyringIsRequired, sourceLocation: sourceLocation)
     }
 
     /// A service name no other run or test uses.
@@ -116,12 +100,8 @@ enum HelperProcess {
         var description: String
     }
 
-    /// The program's path if it is installed.
-    static func find(_ name: String) -> String? {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        let directories = ["/usr/bin", "/bin"] + path.split(separator: ":").map(String.init)
-        return directories.map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
-    }
+    /// The program's path if it is installed (``findExecutable(_:in:)``).
+    static func find(_ name: String) -> String? { findExecutable(name) }
 
     /// Starts a program in its own process group, stdin from `input`, stdout and stderr to files,
     /// with this process's environment plus `environment`.
@@ -141,28 +121,16 @@ enum HelperProcess {
     /// Stops a child: SIGTERM, then SIGKILL if it has not exited within a few seconds.
     static func stop(_ pid: pid_t) { stopChild(pid) }
 
-    /// Runs a program to completion (killing it after `timeout` seconds).
+    /// Runs a program to completion (stopping it after `timeout` seconds), with this process's
+    /// environment plus `environment` (``runTool(_:_:input:environment:timeout:ownGroup:)``).
     static func run(
         _ executable: String, _ arguments: [String], stdin: [UInt8]? = nil, environment: [String: String] = [:],
         timeout: Double = 30
     ) throws -> Result {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vault-tool-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let input = directory.appendingPathComponent("stdin")
-        let output = directory.appendingPathComponent("stdout")
-        let errors = directory.appendingPathComponent("stderr")
-        try Data(stdin ?? []).write(to: input)
-        let pid = try spawn(
-            executable, arguments, environment: environment, input: input.path, output: output.path,
-            errors: errors.path)
-        var status = wait(pid, timeout: timeout)
-        if status == nil {
-            stop(pid)
-            status = -1
-        }
-        return Result(
-            status: status ?? -1, stdout: Array(try Data(contentsOf: output)),
-            stderr: String(decoding: try Data(contentsOf: errors), as: UTF8.self))
+        let result = try runTool(
+            executable, arguments, input: stdin ?? [],
+            environment: ProcessInfo.processInfo.environment.merging(environment) { $1 }, timeout: timeout,
+            ownGroup: true)
+        return Result(status: result.status, stdout: result.stdout, stderr: result.stderr)
     }
 }

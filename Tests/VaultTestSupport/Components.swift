@@ -21,12 +21,25 @@ public struct MissingComponent: Error, CustomStringConvertible {
     public var description: String
 }
 
-/// Returns normally when `reason` is nil. Otherwise the component it describes is missing: under
-/// `make test` the test fails with the reason; elsewhere it is cancelled (skipped) with it.
-public func requireComponent(_ reason: String?, sourceLocation: SourceLocation = #_sourceLocation) throws {
+/// Whether a missing Secret Service fails the test: where tests are strict, and under
+/// Tests/with-keyring.sh (VAULT_TEST_KEYRING=1), which provides one.
+public let keyringIsRequired: Bool =
+    testsAreStrict || ProcessInfo.processInfo.environment["VAULT_TEST_KEYRING"] == "1"
+
+/// Returns normally when `reason` is nil. Otherwise the component it describes is missing: where
+/// it is `required` (by default under `make test`) the test fails with the reason; elsewhere it
+/// is cancelled (skipped) with it.
+public func requireComponent(
+    _ reason: String?, required: Bool = testsAreStrict, sourceLocation: SourceLocation = #_sourceLocation
+) throws {
     guard let reason else { return }
-    if testsAreStrict {
-        throw MissingComponent(description: "\(reason) (required under `make test`; it installs it)")
+    if required {
+        throw MissingComponent(
+            description: "\(reason) (required under `make test`, which installs and starts it)")
+    }
+    // The console does not show a cancelled case of a parameterized test: say why here.
+    if Test.Case.current?.isParameterized == true {
+        FileHandle.standardError.write(Data("note: skipping a test case: \(reason)\n".utf8))
     }
     try Test.cancel("\(reason)", sourceLocation: sourceLocation)
 }
@@ -39,7 +52,8 @@ public func testVirtualEnvironment() -> String? {
     return packageRoot().map { $0.appendingPathComponent(".build/test-venv").path }
 }
 
-/// The first executable named `name` on PATH (or the given directories), or nil.
+/// The first executable named `name` on PATH (or the given directories), or nil: the one PATH
+/// lookup of the tests.
 public func findExecutable(_ name: String, in directories: [String]? = nil) -> String? {
     let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
     for directory in directories ?? path.split(separator: ":").map(String.init) {

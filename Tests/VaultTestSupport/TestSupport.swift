@@ -15,9 +15,10 @@ public func packageRoot(file: String = #filePath) -> URL? {
     return nil
 }
 
-/// A fresh temporary folder, removed by the caller with `removeTemporaryDirectory`.
-public func makeTemporaryDirectory() throws -> URL {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("vaultage-\(UUID().uuidString)")
+/// A fresh temporary folder named `<prefix>-<UUID>`, removed by the caller with
+/// `removeTemporaryDirectory`: the one way the tests make one.
+public func makeTemporaryDirectory(prefix: String = "vaultage") throws -> URL {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     return url
 }
@@ -41,8 +42,11 @@ public struct ToolResult: Sendable {
 }
 
 /// Runs a program with stdin, stdout and stderr on files, so no pipe can fill up and deadlock.
+/// With a `timeout`, a program still running after that many seconds is stopped (`stopChild`)
+/// and its status is -1. With `ownGroup`, it leads a new process group.
 public func runTool(
-    _ path: String, _ arguments: [String], input: [UInt8] = [], environment: [String: String]? = nil
+    _ path: String, _ arguments: [String], input: [UInt8] = [], environment: [String: String]? = nil,
+    timeout: Double? = nil, ownGroup: Bool = false
 ) throws -> ToolResult {
     let directory = try makeTemporaryDirectory()
     defer { removeTemporaryDirectory(directory) }
@@ -54,10 +58,11 @@ public func runTool(
     try Data().write(to: errorURL)
     let pid = try spawnChild(
         path, arguments, environment: environment, input: .file(inputURL.path), output: outputURL.path,
-        errors: errorURL.path)
-    let status = waitChild(pid) ?? -1
+        errors: errorURL.path, ownGroup: ownGroup)
+    let status = waitChild(pid, timeout: timeout)
+    if status == nil { stopChild(pid) }
     return ToolResult(
-        status: status,
+        status: status ?? -1,
         stdout: [UInt8](try Data(contentsOf: outputURL)),
         stderr: String(decoding: try Data(contentsOf: errorURL), as: UTF8.self))
 }

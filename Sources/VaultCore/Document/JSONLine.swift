@@ -108,27 +108,12 @@ enum JSONLine {
     private static let nullLiteral = Array("null".utf8)
 
     /// The index of the first quote, backslash or control character (below 0x20) at or after
-    /// `index`, or `end`: the bytes a string scan must stop at.
-    ///
-    /// Eight bytes at a time (SWAR): a line is mostly base64 and timestamps, and a byte loop over
-    /// 10,000 lines cost as much as decrypting them. In each 64-bit word, `haszero` flags the
-    /// bytes equal to a given one and `hasless` the bytes below 0x20; the lowest flag of either
-    /// is exact, which is all that is used.
+    /// `index`, or `end`: the bytes a string scan must stop at, found eight at a time (``ByteScan``).
     static func firstSpecial(_ base: UnsafeBufferPointer<UInt8>, from index: Int, to end: Int) -> Int {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highs: UInt64 = 0x8080_8080_8080_8080
-        func haszero(_ word: UInt64) -> UInt64 { (word &- ones) & ~word & highs }
-        var index = index
         guard let start = base.baseAddress else { return end }
-        while end - index >= 8 {
-            let word = UInt64(littleEndian: UnsafeRawPointer(start + index).loadUnaligned(as: UInt64.self))
-            let quoteOrBackslash = haszero(word ^ (ones &* 0x22)) | haszero(word ^ (ones &* 0x5C))
-            let special = quoteOrBackslash | ((word &- ones &* 0x20) & ~word & highs)
-            if special != 0 { return index + special.trailingZeroBitCount / 8 }
-            index += 8
+        return ByteScan.first(in: start, from: index, to: end) {
+            ByteScan.equal($0, 0x22) | ByteScan.equal($0, 0x5C) | ByteScan.control($0)
         }
-        while index < end, base[index] != 0x22, base[index] != 0x5C, base[index] >= 0x20 { index += 1 }
-        return index
     }
 
     /// A cursor over one line. Reads go through the buffer's base address with `index` kept
@@ -248,26 +233,6 @@ enum JSONLine {
         return String(validating: out, as: UTF8.self)
     }
 
-    /// Appends `text` as a JSON string, escaping quotes, backslashes and control characters.
-    static func appendString(_ text: String, to out: inout [UInt8]) {
-        out.append(0x22)
-        for byte in text.utf8 {
-            switch byte {
-            case 0x22: out.append(contentsOf: [0x5C, 0x22])
-            case 0x5C: out.append(contentsOf: [0x5C, 0x5C])
-            case 0x0A: out.append(contentsOf: [0x5C, 0x6E])
-            case 0x09: out.append(contentsOf: [0x5C, 0x74])
-            case 0x0D: out.append(contentsOf: [0x5C, 0x72])
-            case 0..<0x20, 0x7F:
-                out.append(contentsOf: "\\u00".utf8)
-                out.append(hexDigits[Int(byte >> 4)])
-                out.append(hexDigits[Int(byte & 0xF)])
-            default: out.append(byte)
-            }
-        }
-        out.append(0x22)
-    }
-
     /// A key read from a document, quoted for an error message: at most 40 characters, with
     /// control, format and line-separator characters escaped, so that a hostile file can neither
     /// break the one-line message, flood the terminal, nor send it escape sequences.
@@ -283,8 +248,6 @@ enum JSONLine {
         }
         return out + (key.unicodeScalars.count > 40 ? "...'" : "'")
     }
-
-    private static let hexDigits = Array("0123456789abcdef".utf8)
 
     private static func hexDigit(_ b: UInt8) -> UInt8? {
         switch b {

@@ -71,11 +71,11 @@ struct RecordNeedle {
         account = NameNeedle(name.account)
         var expected = Array("{\"service\":".utf8)
         serviceStart = expected.count + 1
-        JSONLine.appendString(name.service, to: &expected)
+        JSONString.append(name.service.utf8, to: &expected)
         serviceEnd = expected.count - 1
         expected += Array(",\"account\":".utf8)
         accountStart = expected.count + 1
-        JSONLine.appendString(name.account, to: &expected)
+        JSONString.append(name.account.utf8, to: &expected)
         accountEnd = expected.count - 1
         self.expected = expected
         plain = service.isASCII && account.isASCII && !expected.contains(0x5C)
@@ -175,35 +175,14 @@ private struct PlainShape {
     }
 
     /// Skips the rest of a string body and its closing quote; false for a control character, a
-    /// backslash (an escape), a byte above 0x7F or a missing closing quote.
-    ///
-    /// Eight bytes at a time (SWAR): a value's base64 is most of a line, and a byte loop over
-    /// 10,000 lines cost as much as decrypting them. In each 64-bit word, `haszero` flags the
-    /// bytes equal to a given one and `hasless` the bytes below 0x20; the lowest flag of either is
-    /// exact, which is all that is used.
+    /// backslash (an escape), a byte above 0x7F or a missing closing quote. The value's base64 is
+    /// most of a line, so this goes eight bytes at a time (``ByteScan``).
     mutating func string() -> Bool {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highs: UInt64 = 0x8080_8080_8080_8080
-        func haszero(_ word: UInt64) -> UInt64 { (word &- ones) & ~word & highs }
-        while end - index >= 8 {
-            let word = UInt64(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
-            let quote = haszero(word ^ (ones &* 0x22))
-            let bad = haszero(word ^ (ones &* 0x5C)) | ((word &- ones &* 0x20) & ~word & highs) | (word & highs)
-            if quote == 0 && bad == 0 {
-                index += 8
-                continue
-            }
-            let quoteAt = quote.trailingZeroBitCount / 8
-            guard bad == 0 || bad.trailingZeroBitCount / 8 > quoteAt, quote != 0 else { return false }
-            index += quoteAt + 1
-            return true
+        let stop = ByteScan.first(in: base, from: index, to: end) {
+            ByteScan.equal($0, 0x22) | ByteScan.equal($0, 0x5C) | ByteScan.control($0) | ByteScan.nonASCII($0)
         }
-        while index < end {
-            let byte = base[index]
-            index += 1
-            if byte == 0x22 { return true }
-            if byte < 0x20 || byte >= 0x80 || byte == 0x5C { return false }
-        }
-        return false
+        guard stop < end, base[stop] == 0x22 else { return false }
+        index = stop + 1
+        return true
     }
 }

@@ -25,9 +25,9 @@ enum VaultDocument {
         out.append(contentsOf: "{\"vault\":\(version)}\n".utf8)
         for record in records {
             out.append(contentsOf: "{\"service\":".utf8)
-            JSONLine.appendString(record.name.service, to: &out)
+            JSONString.append(record.name.service.utf8, to: &out)
             out.append(contentsOf: ",\"account\":".utf8)
-            JSONLine.appendString(record.name.account, to: &out)
+            JSONString.append(record.name.account.utf8, to: &out)
             out.append(contentsOf: ",\"value\":\"".utf8)
             out.append(contentsOf: Data(record.value).base64EncodedString().utf8)
             out.append(contentsOf: "\",\"created\":\"".utf8)

@@ -198,23 +198,6 @@ public struct StoreFactory {
     }
 }
 
-/// Computes a value at most once, on first use; failures are not cached.
-final class Once<T> {
-    private var cached: T?
-    private let make: () throws(VaultError) -> T
-
-    init(_ make: @escaping () throws(VaultError) -> T) {
-        self.make = make
-    }
-
-    func value() throws(VaultError) -> T {
-        if let cached { return cached }
-        let made = try make()
-        cached = made
-        return made
-    }
-}
-
 extension StoreFactory {
     /// Parses age public keys given on the command line and in recipients files.
     public func recipients(publicKeys: [String], files: [String]) throws(VaultError) -> [AgeRecipient] {

@@ -13,10 +13,10 @@ enum SecretsJSON {
         var out: [UInt8] = Array("[\n".utf8)
         for (index, record) in records.enumerated() {
             out += "  {\"name\":".utf8
-            out += string(Array(record.name.account.utf8))
+            JSONString.append(record.name.account.utf8, to: &out)
             if !record.value.contains(0), String(validating: record.value, as: UTF8.self) != nil {
                 out += ",\"value\":".utf8
-                out += string(record.value)
+                JSONString.append(record.value, to: &out)
             } else {
                 out += ",\"value_base64\":\"".utf8
                 out += Data(record.value).base64EncodedString().utf8
@@ -27,28 +27,6 @@ enum SecretsJSON {
             out += index == records.count - 1 ? "}\n".utf8 : "},\n".utf8
         }
         out += "]\n".utf8
-        return out
-    }
-
-    /// A JSON string literal for UTF-8 bytes: `"` and `\` escaped, control characters as
-    /// `\n`, `\r`, `\t` or `\u00XX`, everything else as it is.
-    static func string(_ bytes: [UInt8]) -> [UInt8] {
-        var out: [UInt8] = [UInt8(ascii: "\"")]
-        for byte in bytes {
-            switch byte {
-            case UInt8(ascii: "\""): out += "\\\"".utf8
-            case UInt8(ascii: "\\"): out += "\\\\".utf8
-            case 0x0A: out += "\\n".utf8
-            case 0x0D: out += "\\r".utf8
-            case 0x09: out += "\\t".utf8
-            case 0..<0x20, 0x7F:
-                let hex = Array("0123456789abcdef".utf8)
-                out += "\\u00".utf8
-                out += [hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
-            default: out.append(byte)
-            }
-        }
-        out.append(UInt8(ascii: "\""))
         return out
     }
 

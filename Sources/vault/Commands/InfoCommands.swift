@@ -51,9 +51,3 @@ extension CommandSpec {
             return report.chosenUsable ? ExitStatus.success : ExitStatus.of(.unavailable)
         })
 }
-
-extension String {
-    func padding(to width: Int) -> String {
-        count >= width ? self + " " : self + String(repeating: " ", count: width - count)
-    }
-}

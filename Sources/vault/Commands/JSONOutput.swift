@@ -2,23 +2,8 @@ import VaultCore
 
 /// The documented `--json` shapes (docs/json.md). Keys and their order are stable.
 enum JSONOutput {
-    static func string(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\t": out += "\\t"
-            case "\r": out += "\\r"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
-    }
+    /// `text` as a JSON string (the library's one escaper, ``JSONString``).
+    static func string(_ text: String) -> String { JSONString.quoted(text) }
 
     static func time(_ time: Timestamp?) -> String {
         time.map { "\"\($0.rfc3339)\"" } ?? "null"

@@ -1,0 +1,37 @@
+/// Writes JSON string literals: the one escaper behind the vault document, `vault export --format
+/// json` and the `--json` output (docs/json.md), so that all of them quote a name alike.
+///
+/// Escaped: `"` and `\`, and the control characters (below 0x20, and DEL) as `\n`, `\r`, `\t` or
+/// `\u00XX` in lower-case hex. Every other byte is written as it is: non-ASCII UTF-8 stays UTF-8,
+/// and U+2028 and U+2029, which JSON allows in a string, are not escaped.
+package enum JSONString {
+    /// Appends `utf8`, UTF-8 text, as a quoted JSON string.
+    package static func append(_ utf8: some Sequence<UInt8>, to out: inout [UInt8]) {
+        out.append(0x22)
+        for byte in utf8 {
+            switch byte {
+            case 0x22: out.append(contentsOf: [0x5C, 0x22])
+            case 0x5C: out.append(contentsOf: [0x5C, 0x5C])
+            case 0x0A: out.append(contentsOf: [0x5C, 0x6E])
+            case 0x09: out.append(contentsOf: [0x5C, 0x74])
+            case 0x0D: out.append(contentsOf: [0x5C, 0x72])
+            case 0..<0x20, 0x7F:
+                out.append(contentsOf: [0x5C, 0x75, 0x30, 0x30])  // \u00
+                out.append(hexDigits[Int(byte >> 4)])
+                out.append(hexDigits[Int(byte & 0xF)])
+            default: out.append(byte)
+            }
+        }
+        out.append(0x22)
+    }
+
+    /// `text` as a quoted JSON string.
+    package static func quoted(_ text: String) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity(text.utf8.count + 2)
+        append(text.utf8, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+}
