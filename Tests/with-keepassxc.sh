@@ -10,8 +10,11 @@
 # unless VAULT_TEST_DISPLAY names an X display to show its windows on (tests of its dialogs).
 # The database is made with keepassxc-cli, its root group exposed to the Secret Service (the
 # FDO_SECRETS_EXPOSED_GROUP custom data, which only an XML export, edit and import can set), and
-# opened with KeePassXC's own D-Bus method. The command runs once org.freedesktop.secrets is owned
-# and the default collection is unlocked, with the bus's address in DBUS_SESSION_BUS_ADDRESS and:
+# opened with KeePassXC's own D-Bus method. It is not saved after every change: KeePassXC 2.7.4
+# saves in a worker thread, and that crashes it (SIGSEGV in QtCore) when several clients write at
+# once, as the tests do; the secrets live in the open database, where the Secret Service reads
+# them. The command runs once org.freedesktop.secrets is owned and the default collection is
+# unlocked, with the bus's address in DBUS_SESSION_BUS_ADDRESS and:
 #   VAULT_TEST_PROVIDER=keepassxc, VAULT_TEST_KEYRING=1
 #   VAULT_TEST_PROVIDER_CONTROL   Tests/provider-control.sh: `sh "$VAULT_TEST_PROVIDER_CONTROL" lock`
 #                                 locks the database, `... unlock` unlocks it again
@@ -80,6 +83,8 @@ SingleInstance=false
 RememberLastDatabases=false
 RememberLastKeyFiles=false
 OpenPreviousDatabasesOnStartup=false
+AutoSaveAfterEveryChange=false
+AutoSaveNonDataChanges=false
 
 [GUI]
 CheckForUpdates=false
