@@ -88,6 +88,10 @@ install: build
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/vault $(DESTDIR)$(PREFIX)/share/man/man1/vault.1
 
+# The suites that use the Secret Service run again on KeePassXC and on KWallet
+# (Tests/with-keepassxc.sh, Tests/with-kwallet.sh: each provider starts once for its run).
+PROVIDER_SUITES = StoreContractTests|SecretServiceInteropTests|SecretServiceListingTests|MigrateSecretServiceTests|FallbackCommandTests
+
 # The whole suite runs inside a private D-Bus session with an unlocked gnome-keyring and a
 # throwaway HOME (Tests/with-keyring.sh). VAULT_TEST_KEYRING=1 makes a missing keyring a failure.
 # VAULT_TEST_STRICT=1 makes every missing test component (server, tool, PyPI package) a failure.
@@ -97,6 +101,10 @@ test: test-deps test-venv
 	$(SWIFT) build --build-tests $(LINK_FLAGS)
 	VAULT_BINARY="$$($(SWIFT) build --show-bin-path)/vault" VAULT_TEST_KEYRING=1 VAULT_TEST_STRICT=1 VAULT_TEST_VENV=$(VENV) \
 		dbus-run-session -- sh Tests/with-keyring.sh $(SWIFT) test --skip-build
+	VAULT_BINARY="$$($(SWIFT) build --show-bin-path)/vault" VAULT_TEST_STRICT=1 VAULT_TEST_VENV=$(VENV) \
+		sh Tests/with-keepassxc.sh $(SWIFT) test --skip-build --filter '$(PROVIDER_SUITES)'
+	VAULT_BINARY="$$($(SWIFT) build --show-bin-path)/vault" VAULT_TEST_STRICT=1 VAULT_TEST_VENV=$(VENV) \
+		sh Tests/with-kwallet.sh $(SWIFT) test --skip-build --filter '$(PROVIDER_SUITES)'
 
 # Fuzzing with libFuzzer, which ships with the Swift toolchain (swiftc -sanitize=fuzzer). No flags
 # go into Package.swift: VaultCore and its dependencies are built with coverage in their own build

@@ -4,7 +4,7 @@ import VaultAge
 import VaultTestSupport
 
 /// Lazy migration with `VAULT_FALLBACK`, through the built binary.
-@Suite("Fallback (VAULT_FALLBACK), end to end")
+@Suite("Fallback (VAULT_FALLBACK), end to end", .kwalletSessionFlakes)
 struct FallbackCommandTests {
     enum Pair: String, Sendable, CaseIterable {
         case files = "file, falling back to another file"
@@ -50,9 +50,11 @@ struct FallbackCommandTests {
         try vault.run(["get", "moved"], env: old).expectFailure(1)
         #expect(try vault.run(["get", "moved"], env: current, unset: ["VAULT_FALLBACK"]).stdout == large)
 
-        try vault.run(["set", "replaced"], stdin: [9], env: current).expectSuccess()
-        try vault.run(["get", "replaced"], env: old).expectFailure(1)
-        #expect(try vault.run(["get", "replaced"], env: current).stdout == [9])
+        try withKnownIssue(.keepassxcReadOnlyAttributes, applies: pair == .keyringOverFile) {
+            try vault.run(["set", "replaced"], stdin: [9], env: current).expectSuccess()
+            try vault.run(["get", "replaced"], env: old).expectFailure(1)
+            #expect(try vault.run(["get", "replaced"], env: current).stdout == [9])
+        }
 
         try vault.run(["rm", "removed"], env: current).expectSuccess()
         try vault.run(["get", "removed"], env: old).expectFailure(1)

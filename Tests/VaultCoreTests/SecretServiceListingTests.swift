@@ -6,7 +6,7 @@ import VaultTestSupport
 
 /// Listing while other programs change the keyring: an item that disappears between the search
 /// and the loading of its properties must not make the listing fail.
-@Suite("Secret Service listing under churn", .serialized)
+@Suite("Secret Service listing under churn", .serialized, .kwalletSessionFlakes)
 struct SecretServiceListingTests {
     @Test("list(service: nil) succeeds while another process creates and deletes items")
     func listWhileDeleting() throws {

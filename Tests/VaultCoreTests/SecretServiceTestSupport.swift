@@ -59,7 +59,7 @@ extension StoreFixture {
     /// deletes what it wrote.
     static let secretService: StoreFixture = {
         let service = TestKeyring.uniqueService("contract")
-        return StoreFixture(description: "secret-service", service: service) {
+        return StoreFixture(description: "secret-service", service: service, usesSecretService: true) {
             secretServiceLock.wait()
             do {
                 try TestKeyring.require()

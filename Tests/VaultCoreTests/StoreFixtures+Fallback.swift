@@ -14,7 +14,7 @@ extension StoreFixture {
     /// The Secret Service as the primary store: its fixture's service, lock and clean-up. The
     /// contract lists every service, so no other test may delete keyring items meanwhile.
     static let fallbackOverSecretService = StoreFixture(
-        description: "fallback: secret-service over file", service: secretService.service
+        description: "fallback: secret-service over file", service: secretService.service, usesSecretService: true
     ) {
         let (primary, cleanUpKeyring) = try secretService.make()
         let cleanUp: @Sendable () -> Void = { cleanUpKeyring() }

@@ -1,0 +1,114 @@
+import Foundation
+public import Testing
+
+/// The program that provides the Secret Service the tests run against.
+///
+/// `make test` runs the whole suite on GNOME Keyring (Tests/with-keyring.sh), then the Secret
+/// Service suites again on KeePassXC (Tests/with-keepassxc.sh) and on KWallet
+/// (Tests/with-kwallet.sh); those scripts name theirs in VAULT_TEST_PROVIDER.
+public enum SecretServiceProvider: String, Sendable, CaseIterable {
+    case gnomeKeyring = "gnome-keyring"
+    case keepassxc
+    case kwallet
+
+    /// VAULT_TEST_PROVIDER; GNOME Keyring when it is unset.
+    public static let current: SecretServiceProvider = {
+        let name = ProcessInfo.processInfo.environment["VAULT_TEST_PROVIDER"] ?? ""
+        if name.isEmpty { return .gnomeKeyring }
+        guard let provider = SecretServiceProvider(rawValue: name) else {
+            let known = allCases.map(\.rawValue).joined(separator: ", ")
+            fatalError("VAULT_TEST_PROVIDER is '\(name)'; use one of \(known)")
+        }
+        return provider
+    }()
+}
+
+/// What a provider does that vault does not handle yet (issue 12): the `providers` work list.
+///
+/// Each case names the providers it happens on. When vault handles one, its test passes there and
+/// Swift Testing reports the known issue as not recorded: take the provider off (or the case out).
+public enum ProviderIssue: Sendable {
+    /// Issue 12, item 1: an update writes back the item's whole attribute map, and KeePassXC
+    /// refuses its own read-only `Uuid` and `Path` (InvalidArgs, "Error return with empty body").
+    case keepassxcReadOnlyAttributes
+    /// Issue 12, item 2: KeePassXC returns no items for a search without attributes, so a listing
+    /// of every service (`ls --all`, `list(service: nil)`) is empty.
+    case keepassxcSearchWithoutAttributes
+
+    public var providers: Set<SecretServiceProvider> {
+        switch self {
+        case .keepassxcReadOnlyAttributes, .keepassxcSearchWithoutAttributes: [.keepassxc]
+        }
+    }
+
+    public var comment: Comment {
+        switch self {
+        case .keepassxcReadOnlyAttributes:
+            "KeePassXC refuses an update that writes back its read-only Uuid and Path attributes (issue 12, item 1)"
+        case .keepassxcSearchWithoutAttributes:
+            "KeePassXC finds nothing for a search without attributes: listing every service is empty (issue 12, item 2)"
+        }
+    }
+}
+
+/// Runs `body`, which is known to fail on the providers `issue` names until vault handles it.
+///
+/// There a failure in `body` is reported as a known issue and does not fail the test; if `body`
+/// passes, Swift Testing reports that the known issue was not recorded, so a fix cannot go
+/// unnoticed. On every other provider, or when `applies` is false (a parameterized case that does
+/// not use the Secret Service), `body` runs as it would without this.
+public func withKnownIssue(
+    _ issue: ProviderIssue, applies: Bool = true, sourceLocation: SourceLocation = #_sourceLocation,
+    _ body: () throws -> Void
+) rethrows {
+    guard applies, issue.providers.contains(.current) else { return try body() }
+    Testing.withKnownIssue(issue.comment, sourceLocation: sourceLocation) { try body() }
+}
+
+/// KWallet's session key exchange fails now and then (issue 12, item 6): about 1 call in 100
+/// ends in "Client public key size is invalid" or "Received invalid secret from the secret
+/// storage", for vault and secret-tool alike. Until vault retries with a fresh session, a test
+/// case on KWallet in which that message appears reports it, and what follows from it in the
+/// same case, as an intermittent known issue; a case without it fails as usual.
+public struct KWalletSessionFlakes: SuiteTrait, TestTrait, TestScoping {
+    public static let messages = [
+        "Client public key size is invalid", "Received invalid secret from the secret storage",
+    ]
+
+    public var isRecursive: Bool { true }
+
+    public func provideScope(
+        for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
+    ) async throws {
+        guard testCase != nil, SecretServiceProvider.current == .kwallet else { return try await function() }
+        let seen = Seen()
+        try await Testing.withKnownIssue(
+            "KWallet's session key exchange failed (issue 12, item 6: vault does not retry yet)", isIntermittent: true
+        ) {
+            try await function()
+        } matching: { issue in
+            let text = ([String(describing: issue)] + issue.comments.map(\.rawValue)).joined(separator: "\n")
+            return seen.update(Self.messages.contains { text.contains($0) })
+        }
+    }
+
+    /// Whether the message has appeared in this test case; the matcher is called from any thread.
+    private final class Seen: @unchecked Sendable {
+        // @unchecked: `appeared` is only read and written with `lock` held.
+        private let lock = NSLock()
+        private var appeared = false
+
+        /// Records whether this issue shows the message; true if it or an earlier one did.
+        func update(_ shows: Bool) -> Bool {
+            lock.lock()
+            defer { lock.unlock() }
+            appeared = appeared || shows
+            return appeared
+        }
+    }
+}
+
+extension Trait where Self == KWalletSessionFlakes {
+    /// See ``KWalletSessionFlakes``.
+    public static var kwalletSessionFlakes: Self { Self() }
+}

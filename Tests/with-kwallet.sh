@@ -1,0 +1,88 @@
+#!/bin/sh
+# Runs a command against a fresh, unlocked, headless KWallet (kwalletd5 with its Secret Service
+# API turned on).
+#
+#     Tests/with-kwallet.sh swift test --skip-build --filter StoreContract
+#
+# It starts a D-Bus session bus of its own, without service activation, and kwalletd5 with a
+# throw-away HOME, XDG directories and TMPDIR (Tests/private-session.sh), headless
+# (QT_QPA_PLATFORM=offscreen) unless VAULT_TEST_DISPLAY names an X display. kwalletrc turns the
+# Secret Service API on and every first-use question and prompt off. The wallet is created and
+# opened with KWallet's own pamOpen, as kwallet-pam does at a desktop login, with a 56-byte key
+# derived from a test password (VAULT_TEST_KWALLET_PASSWORD, default "vault-test"). kwalletd
+# publishes Secret Service collections only for wallets that exist when it starts, so it is then
+# restarted once and the wallet opened again. A wallet opened that way still looks locked to the
+# Secret Service until a client calls Unlock and runs the prompt it returns (which completes at
+# once, without a dialog); this script does that, as secret-tool would. The command runs once
+# the default collection is unlocked, with the bus's address in DBUS_SESSION_BUS_ADDRESS and:
+#   VAULT_TEST_PROVIDER=kwallet, VAULT_TEST_KEYRING=1
+#   VAULT_TEST_PROVIDER_CONTROL   Tests/provider-control.sh: `sh "$VAULT_TEST_PROVIDER_CONTROL" lock`
+#                                 closes the wallet, `... unlock` opens and unlocks it again,
+#                                 `... pam-open` only opens it (the state after a desktop login)
+#   VAULT_TEST_KWALLET_KEY        the wallet's key: 56 bytes as comma-separated decimals
+# It needs libqca-qt5-2-plugins (no dependency of kwalletd5, but without it every Secret Service
+# call fails). The command keeps the caller's HOME: SwiftPM and git read their configuration
+# there. At the end kwalletd5 and the bus are stopped by process id and the directory is removed.
+# Exits with the command's status.
+set -eu
+
+if [ "$#" -eq 0 ]; then
+    echo "usage: $0 COMMAND [ARG...]" >&2
+    exit 2
+fi
+for tool in kwalletd5 dbus-daemon dbus-send gdbus sha512sum; do
+    if ! command -v "$tool" >/dev/null 2>&1; then
+        echo "$0: $tool is not installed (apt-get install libkf5wallet-bin dbus libglib2.0-bin coreutils)" >&2
+        exit 2
+    fi
+done
+if ! ls /usr/lib/*/qca-qt5/crypto/libqca-ossl.so >/dev/null 2>&1; then
+    echo "$0: kwalletd5 needs QCA's OpenSSL plug-in (apt-get install libqca-qt5-2-plugins)" >&2
+    exit 2
+fi
+here=$(cd "$(dirname "$0")" && pwd)
+
+# kwallet-pam hands kwalletd a 56-byte key (PBKDF2-SHA512 of the login password); any 56 bytes
+# do: here the first 56 of the password's SHA-512, as decimals for dbus-send.
+hex=$(printf '%s' "${VAULT_TEST_KWALLET_PASSWORD:-vault-test}" | sha512sum | cut -c1-112)
+key=""
+while [ -n "$hex" ]; do
+    rest=${hex#??}
+    key="$key${key:+,}$((0x${hex%"$rest"}))"
+    hex=$rest
+done
+
+provider=kwallet
+. "$here/private-session.sh"
+
+cat >"$home/.config/kwalletrc" <<EOF
+[Wallet]
+Enabled=true
+First Use=false
+Default Wallet=kdewallet
+Prompt on Open=false
+Close When Idle=false
+
+[org.freedesktop.secrets]
+apiEnabled=true
+EOF
+
+export VAULT_TEST_PROVIDER=kwallet
+export VAULT_TEST_KWALLET_KEY="$key"
+export VAULT_TEST_PROVIDER_CONTROL="$here/provider-control.sh"
+
+start kwalletd5 kwalletd5
+await owned org.kde.kwalletd5
+sh "$VAULT_TEST_PROVIDER_CONTROL" pam-open || fail "kwalletd5 did not create the wallet"
+# The second start publishes the wallet that the first one created.
+stop_started
+start kwalletd5 kwalletd5
+await owned org.kde.kwalletd5
+await owned org.freedesktop.secrets
+sh "$VAULT_TEST_PROVIDER_CONTROL" unlock || fail "kwalletd5 did not unlock the wallet"
+await default_collection_unlocked
+
+export VAULT_TEST_KEYRING=1
+status=0
+"$@" || status=$?
+exit "$status"
