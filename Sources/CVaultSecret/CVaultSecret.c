@@ -127,6 +127,29 @@ bool CVaultSecret_SessionBusConnect(
     return true;
 }
 
+bool CVaultSecret_ProviderProcessID(
+    CVaultSecret_Deadline *_Nonnull deadline, uint32_t *_Nonnull pid,
+    CVaultSecret_Error *_Nullable *_Nonnull error) {
+    *pid = 0;
+    pthread_mutex_lock(&bus_lock);
+    struct CVaultSecret_GDBusConnection *connection = session_bus;
+    pthread_mutex_unlock(&bus_lock);
+    if (connection == NULL) return false;  // not connected: nothing to ask
+    // A tuple built from an array, not g_variant_new("(s)", ...): no variadic call to declare.
+    struct CVaultSecret_GVariant *name = fn.g_variant_new_string("org.freedesktop.secrets");
+    struct CVaultSecret_GVariant *arguments = fn.g_variant_new_tuple(&name, 1);  // floating, consumed
+    struct CVaultSecret_GVariant *reply = fn.g_dbus_connection_call_sync(
+        connection, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+        "GetConnectionUnixProcessID", arguments, NULL, CVAULTSECRET_G_DBUS_CALL_FLAGS_NO_AUTO_START, -1,
+        CANCELLABLE(deadline), GERROR_OUT(error));
+    if (reply == NULL) return false;
+    struct CVaultSecret_GVariant *value = fn.g_variant_get_child_value(reply, 0);
+    *pid = fn.g_variant_get_uint32(value);
+    fn.g_variant_unref(value);
+    fn.g_variant_unref(reply);
+    return true;
+}
+
 CVaultSecret_Service *_Nullable CVaultSecret_ServiceGet(
     CVaultSecret_Deadline *_Nonnull deadline, CVaultSecret_Error *_Nullable *_Nonnull error) {
     return (CVaultSecret_Service *)fn.secret_service_get_sync(
@@ -153,6 +176,41 @@ void CVaultSecret_CollectionUnref(CVaultSecret_Collection *_Nullable collection)
     if (collection != NULL) fn.g_object_unref(collection);
 }
 
+// Moves a GList's references into a malloc'd array (NULL when empty) and frees the list.
+static void **list_to_array(CVaultSecret_GListLayout *list, size_t *count) {
+    size_t length = 0;
+    for (CVaultSecret_GListLayout *node = list; node != NULL; node = node->next) length++;
+    *count = length;
+    if (length == 0) {
+        fn.g_list_free(list);
+        return NULL;
+    }
+    void **array = malloc(length * sizeof *array);
+    if (array == NULL) abort();  // as GLib does when memory is exhausted
+    size_t index = 0;
+    for (CVaultSecret_GListLayout *node = list; node != NULL; node = node->next) array[index++] = node->data;
+    fn.g_list_free(list);
+    return array;
+}
+
+CVaultSecret_Collection *_Nonnull *_Nullable CVaultSecret_ServiceCollections(
+    CVaultSecret_Service *_Nonnull service, CVaultSecret_Deadline *_Nonnull deadline,
+    size_t *_Nonnull count, CVaultSecret_Error *_Nullable *_Nonnull error) {
+    *count = 0;
+    struct CVaultSecret_SecretService *proxy = (struct CVaultSecret_SecretService *)service;
+    if (!fn.secret_service_load_collections_sync(proxy, CANCELLABLE(deadline), GERROR_OUT(error))) return NULL;
+    return (CVaultSecret_Collection **)list_to_array(fn.secret_service_get_collections(proxy), count);
+}
+
+CVaultSecret_Item *_Nonnull *_Nullable CVaultSecret_CollectionItems(
+    CVaultSecret_Collection *_Nonnull collection, CVaultSecret_Deadline *_Nonnull deadline,
+    size_t *_Nonnull count, CVaultSecret_Error *_Nullable *_Nonnull error) {
+    *count = 0;
+    struct CVaultSecret_SecretCollection *proxy = (struct CVaultSecret_SecretCollection *)collection;
+    if (!fn.secret_collection_load_items_sync(proxy, CANCELLABLE(deadline), GERROR_OUT(error))) return NULL;
+    return (CVaultSecret_Item **)list_to_array(fn.secret_collection_get_items(proxy), count);
+}
+
 // MARK: Items
 
 #define AS_ITEM(item) ((struct CVaultSecret_SecretItem *)(item))
@@ -170,18 +228,7 @@ CVaultSecret_Item *_Nonnull *_Nullable CVaultSecret_Search(
     CVaultSecret_GListLayout *list = fn.secret_service_search_sync(
         (struct CVaultSecret_SecretService *)service, NULL, AS_TABLE(attributes),
         CVAULTSECRET_SECRET_SEARCH_ALL, CANCELLABLE(deadline), GERROR_OUT(error));
-    size_t length = 0;
-    for (CVaultSecret_GListLayout *node = list; node != NULL; node = node->next) length++;
-    if (length == 0) return NULL;
-    CVaultSecret_Item **items = malloc(length * sizeof *items);
-    if (items == NULL) abort();  // as GLib does when memory is exhausted
-    size_t index = 0;
-    for (CVaultSecret_GListLayout *node = list; node != NULL; node = node->next) {
-        items[index++] = node->data;  // the list's reference to each item moves into the array
-    }
-    fn.g_list_free(list);
-    *count = length;
-    return items;
+    return (CVaultSecret_Item **)list_to_array(list, count);
 }
 
 bool CVaultSecret_ItemIsLocked(CVaultSecret_Item *_Nonnull item) {

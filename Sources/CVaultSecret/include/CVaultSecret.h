@@ -76,6 +76,13 @@ CVaultSecret_Service *_Nullable CVaultSecret_ServiceGet(
     CVaultSecret_Deadline *_Nonnull deadline, CVaultSecret_Error *_Nullable *_Nonnull error);
 void CVaultSecret_ServiceUnref(CVaultSecret_Service *_Nullable service);
 
+/// The process id of the program that owns org.freedesktop.secrets on the session bus (the
+/// bus's GetConnectionUnixProcessID), so that `vault doctor` can name the provider. Call it after
+/// CVaultSecret_SessionBusConnect. Returns false with *error set on failure.
+bool CVaultSecret_ProviderProcessID(
+    CVaultSecret_Deadline *_Nonnull deadline, uint32_t *_Nonnull pid,
+    CVaultSecret_Error *_Nullable *_Nonnull error);
+
 /// The collection behind the "default" alias. Returns NULL with *error still NULL if the
 /// service has no default collection. The caller owns the returned reference.
 CVaultSecret_Collection *_Nullable CVaultSecret_DefaultCollection(
@@ -83,6 +90,19 @@ CVaultSecret_Collection *_Nullable CVaultSecret_DefaultCollection(
     CVaultSecret_Error *_Nullable *_Nonnull error);
 bool CVaultSecret_CollectionIsLocked(CVaultSecret_Collection *_Nonnull collection);
 void CVaultSecret_CollectionUnref(CVaultSecret_Collection *_Nullable collection);
+/// Every collection the service has, locked or not (secret_service_load_collections_sync).
+/// Returns a malloc'd array of *count references, each owned by the caller
+/// (CVaultSecret_CollectionUnref), the array freed with free(). NULL with *count == 0 when there
+/// is none; NULL with *error set on failure.
+CVaultSecret_Collection *_Nonnull *_Nullable CVaultSecret_ServiceCollections(
+    CVaultSecret_Service *_Nonnull service, CVaultSecret_Deadline *_Nonnull deadline,
+    size_t *_Nonnull count, CVaultSecret_Error *_Nullable *_Nonnull error);
+/// Every item of the collection (secret_collection_load_items_sync), owned as
+/// CVaultSecret_Search's result is. Exists because some providers (KeePassXC) answer a search
+/// without attributes with nothing.
+CVaultSecret_Item *_Nonnull *_Nullable CVaultSecret_CollectionItems(
+    CVaultSecret_Collection *_Nonnull collection, CVaultSecret_Deadline *_Nonnull deadline,
+    size_t *_Nonnull count, CVaultSecret_Error *_Nullable *_Nonnull error);
 
 // MARK: Items
 

@@ -19,16 +19,27 @@ public final class SecretServiceStore: SecretStore {
 
     /// Seconds an operation may take, D-Bus calls included.
     let timeout: Double
+    /// A lock file that serializes vault's writers to the Secret Service, or nil for none.
+    /// Without it, two `set`s of one new name both find no item and both create one.
+    let writeLock: String?
+    /// For tests: runs between an update's attributes and its secret, given a function that
+    /// waits until the operation's deadline has fired.
+    let afterAttributes: ((_ waitForDeadline: () -> Void) -> Void)?
 
     /// Loads libsecret. Talks to no one yet: a missing bus or service shows on first use.
     ///
     /// - Parameter timeout: seconds each operation may take before it fails as `.unavailable`.
-    public convenience init(timeout: Double) throws(VaultError) {
-        try self.init(timeout: timeout, library: Self.defaultLibrary)
+    /// - Parameter writeLock: a lock file (created if needed) that writers and deleters hold, so
+    ///   that concurrent writers of one name leave one item.
+    public convenience init(timeout: Double, writeLock: String? = nil) throws(VaultError) {
+        try self.init(timeout: timeout, library: Self.defaultLibrary, writeLock: writeLock)
     }
 
     /// As ``init(timeout:)``, loading `library` instead of libsecret (for tests).
-    init(timeout: Double, library: String) throws(VaultError) {
+    init(
+        timeout: Double, library: String, writeLock: String? = nil,
+        afterAttributes: ((_ waitForDeadline: () -> Void) -> Void)? = nil
+    ) throws(VaultError) {
         guard timeout.isFinite, timeout > 0 else {
             throw VaultError(.usage, "the Secret Service time-out must be a positive number of seconds, not \(timeout)")
         }
@@ -38,6 +49,8 @@ public final class SecretServiceStore: SecretStore {
                 .unavailable, "cannot load libsecret for the Secret Service: \(String(cString: reason))")
         }
         self.timeout = timeout
+        self.afterAttributes = afterAttributes
+        self.writeLock = writeLock
     }
 
     /// Answers quickly whether the Secret Service can be used: throws `.unavailable` with the
@@ -48,16 +61,53 @@ public final class SecretServiceStore: SecretStore {
     }
 
     static func checkAvailable(timeout: Double, library: String) throws(VaultError) {
-        let store = try SecretServiceStore(timeout: timeout, library: library)
-        try store.perform("checking the Secret Service") { call throws(VaultError) in
-            let service = try call.service()
-            guard let collection = try call.defaultCollection(service) else {
-                throw VaultError(.unavailable, "the Secret Service has no default keyring (collection)")
-            }
-            if collection.isLocked {
-                throw VaultError(.cannotUnlock, "the default keyring is locked; unlock it (e.g. log in to the desktop)")
-            }
+        switch probe(timeout: timeout, library: library) {
+        case .usable: return
+        case .absent(let error), .unusable(let error): throw error
         }
+    }
+
+    /// Looks at the Secret Service once: usable, absent (nothing to talk to), or present but
+    /// unusable now (locked, too slow, no default keyring).
+    static func probe(timeout: Double, library: String = defaultLibrary) -> SecretServiceProbe {
+        let store: SecretServiceStore
+        do throws(VaultError) {
+            store = try SecretServiceStore(timeout: timeout, library: library)
+        } catch {
+            return error.code == .usage ? .unusable(error) : .absent(error)
+        }
+        let absence = Absence()
+        do throws(VaultError) {
+            try store.perform("checking the Secret Service", absence: absence) { call throws(VaultError) in
+                let service = try call.service()
+                guard let collection = try call.defaultCollection(service) else {
+                    throw VaultError(
+                        .unavailable,
+                        "the Secret Service has no default keyring (collection); create one in the provider, "
+                            + "or use --backend file")
+                }
+                if collection.isLocked {
+                    throw VaultError(
+                        .cannotUnlock, "the default keyring is locked; unlock it (e.g. log in to the desktop)")
+                }
+            }
+            return .usable
+        } catch {
+            return absence.seen ? .absent(error) : .unusable(error)
+        }
+    }
+
+    /// The program that owns the Secret Service's name on the bus, or nil if none can be named.
+    static func provider(timeout: Double, library: String = defaultLibrary) -> SecretServiceProvider? {
+        guard let store = try? SecretServiceStore(timeout: timeout, library: library) else { return nil }
+        let pid = try? store.perform("naming the Secret Service provider") { call throws(VaultError) -> UInt32 in
+            try call.connect()
+            var pid: UInt32 = 0
+            guard try call.check({ CVaultSecret_ProviderProcessID(call.deadline, &pid, &$0) }) else { return 0 }
+            return pid
+        }
+        guard let pid, pid > 0 else { return nil }
+        return SecretServiceProvider(pid: pid)
     }
 
     public var label: String { "secret-service" }
@@ -81,6 +131,8 @@ public final class SecretServiceStore: SecretStore {
 
     public func write(_ record: SecretRecord) throws(VaultError) {
         let name = record.name
+        let lock = try lockForWriting()
+        defer { withExtendedLifetime(lock) {} }
         try perform("writing '\(name)'") { call throws(VaultError) in
             let service = try call.service()
             let items = try call.search(service, SecretServiceItems.query(name))
@@ -89,11 +141,16 @@ public final class SecretServiceStore: SecretStore {
                 let item = items[index]
                 let old = item.attributes
                 try call.setAttributes(of: item, SecretServiceItems.merging(record, into: old))
+                afterAttributes?(call.waitForDeadline)
                 do throws(VaultError) {
                     try call.setSecret(of: item, record.value)
                 } catch {
                     // Best effort to put the old metadata back; the caller needs the first error.
-                    _ = try? call.setAttributes(of: item, old)
+                    // Under a deadline of its own: when this one ran out, its cancellable would
+                    // fail the restore at once.
+                    _ = try? perform("restoring the metadata of '\(name)'") { restore throws(VaultError) in
+                        try restore.setAttributes(of: item, SecretServiceItems.restoring(old, over: record))
+                    }
                     throw error
                 }
                 return
@@ -111,7 +168,9 @@ public final class SecretServiceStore: SecretStore {
 
     @discardableResult
     public func delete(_ name: SecretName) throws(VaultError) -> Bool {
-        try perform("deleting '\(name)'") { call throws(VaultError) in
+        let lock = try lockForWriting()
+        defer { withExtendedLifetime(lock) {} }
+        return try perform("deleting '\(name)'") { call throws(VaultError) in
             let service = try call.service()
             let items = try call.search(service, SecretServiceItems.query(name))
             if items.isEmpty {
@@ -129,11 +188,18 @@ public final class SecretServiceStore: SecretStore {
         let what = service.map { "listing service '\($0)'" } ?? "listing all services"
         return try perform(what) { call throws(VaultError) in
             let proxy = try call.service()
-            let items = try call.search(proxy, SecretServiceItems.query(service: service))
+            let items: [Item]
+            if let service {
+                items = try call.search(proxy, SecretServiceItems.query(service: service))
+                if items.isEmpty { try call.requireDefaultUnlocked(proxy, nil) }
+            } else {
+                // Every item of every collection: KeePassXC answers a search without attributes
+                // with nothing, so a search cannot list everything.
+                items = try call.allItems(proxy)
+            }
             if items.contains(where: \.isLocked) {
                 throw VaultError(.cannotUnlock, "a keyring holding secrets is locked; unlock it and retry")
             }
-            if items.isEmpty { try call.requireDefaultUnlocked(proxy, nil) }
             var best: [SecretName: (entry: SecretEntry, candidate: SecretServiceItems.Candidate)] = [:]
             let now = Timestamp.now()
             for item in items {
@@ -151,18 +217,27 @@ public final class SecretServiceStore: SecretStore {
         }
     }
 
+    /// Holds the write lock, if there is one, until the returned value is released.
+    private func lockForWriting() throws(VaultError) -> FileLock? {
+        guard let writeLock else { return nil }
+        try FileSystem.makeDirectories(FileSystem.directory(of: writeLock))
+        return try FileLock(path: writeLock)
+    }
+
     private static func locked(_ name: SecretName) -> VaultError {
         VaultError(
             .cannotUnlock, "the keyring holding '\(name)' is locked; unlock it (e.g. log in to the desktop) and retry")
     }
 
     /// Runs one operation under one deadline of `timeout` seconds.
-    private func perform<T>(_ action: String, _ body: (Call) throws(VaultError) -> T) throws(VaultError) -> T {
+    private func perform<T>(
+        _ action: String, absence: Absence = Absence(), _ body: (Call) throws(VaultError) -> T
+    ) throws(VaultError) -> T {
         guard let deadline = CVaultSecret_DeadlineStart(timeout) else {
             throw VaultError(.other, "cannot start the Secret Service timer (errno \(errno)) while \(action)")
         }
         defer { CVaultSecret_DeadlineFinish(deadline) }
-        return try body(Call(deadline: deadline, timeout: timeout, action: action))
+        return try body(Call(deadline: deadline, timeout: timeout, action: action, absence: absence))
     }
 }
 
@@ -171,6 +246,8 @@ private struct Call {
     let deadline: OpaquePointer
     let timeout: Double
     let action: String
+    /// Set when a failure says there is no Secret Service at all.
+    let absence: Absence
 
     /// Calls `body` with a GError slot; if it is filled, frees it and throws it as a VaultError.
     func check<T>(step: SecretServiceStep = .service, _ body: (inout OpaquePointer?) -> T) throws(VaultError) -> T {
@@ -181,17 +258,27 @@ private struct Call {
         let glib = GLibError(
             domain: String(cString: CVaultSecret_ErrorDomain(error)), code: CVaultSecret_ErrorCode(error),
             message: String(cString: CVaultSecret_ErrorMessage(error)))
+        absence.seen = VaultError.isAbsence(glib, step: step)
         throw VaultError.secretService(
             glib, step: step, action: action, timeout: timeout, timedOut: CVaultSecret_DeadlineExpired(deadline))
+    }
+
+    /// Blocks until this operation's deadline has fired (for tests).
+    func waitForDeadline() {
+        while !CVaultSecret_DeadlineExpired(deadline) { usleep(1_000) }
     }
 
     func failedSilently(_ what: String) -> VaultError {
         VaultError(.other, "the Secret Service failed without a reason while \(action) (\(what))")
     }
 
-    func service() throws(VaultError) -> Owned {
+    func connect() throws(VaultError) {
         let connected = try check(step: .bus) { CVaultSecret_SessionBusConnect(deadline, &$0) }
         guard connected else { throw failedSilently("connecting to the session bus") }
+    }
+
+    func service() throws(VaultError) -> Owned {
+        try connect()
         guard let service = try check({ CVaultSecret_ServiceGet(deadline, &$0) }) else {
             throw failedSilently("opening the service")
         }
@@ -217,12 +304,40 @@ private struct Call {
     /// UnknownMethod for the vanished path). The set of items changed under us, so search again.
     func search(_ service: Owned, _ attributes: [String: String]) throws(VaultError) -> [Item] {
         let table = Attributes(attributes)
+        return try retryingVanished { count, error in
+            CVaultSecret_Search(service.pointer, table.pointer, deadline, &count, &error)
+        }
+    }
+
+    /// The items of every collection; a locked collection (whose items may be hidden) throws.
+    func allItems(_ service: Owned) throws(VaultError) -> [Item] {
+        var count = 0
+        let array = try check { CVaultSecret_ServiceCollections(service.pointer, deadline, &count, &$0) }
+        guard let array else { return [] }
+        let collections = (0..<count).map { Collection(array[$0]) }
+        free(array)
+        var items: [Item] = []
+        for collection in collections {
+            if collection.isLocked {
+                throw VaultError(.cannotUnlock, "a keyring holding secrets is locked; unlock it and retry")
+            }
+            items += try retryingVanished { count, error in
+                CVaultSecret_CollectionItems(collection.pointer, deadline, &count, &error)
+            }
+        }
+        return items
+    }
+
+    /// Runs a call that loads items, again when one of them vanished while it loaded them.
+    private func retryingVanished(
+        _ load: (inout Int, inout OpaquePointer?) -> UnsafeMutablePointer<OpaquePointer>?
+    ) throws(VaultError) -> [Item] {
         var attempt = 0
         while true {
             attempt += 1
             var count = 0
             var error: OpaquePointer?
-            let array = CVaultSecret_Search(service.pointer, table.pointer, deadline, &count, &error)
+            let array = load(&count, &error)
             if let error {
                 let vanished = Self.isVanishedObject(error) && !CVaultSecret_DeadlineExpired(deadline)
                 if vanished, attempt < Self.searchAttempts {
@@ -288,6 +403,22 @@ private struct Call {
             throw failedSilently("deleting the item")
         }
     }
+}
+
+/// What ``SecretServiceStore/probe(timeout:library:)`` found.
+enum SecretServiceProbe: Sendable {
+    /// A provider answers and its default keyring is unlocked.
+    case usable
+    /// Nothing to talk to: libsecret does not load, no session bus, or nothing owns (or can
+    /// start) the Secret Service on it.
+    case absent(VaultError)
+    /// A provider is there but cannot be used now: locked, too slow, no default keyring.
+    case unusable(VaultError)
+}
+
+/// Whether an operation's failure said the Secret Service is absent (see `VaultError.isAbsence`).
+private final class Absence {
+    var seen = false
 }
 
 /// Owns one reference to a GObject (or other shim object) and drops it on deinit.
