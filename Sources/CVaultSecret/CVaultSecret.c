@@ -194,12 +194,16 @@ static void **list_to_array(CVaultSecret_GListLayout *list, size_t *count) {
 }
 
 CVaultSecret_Collection *_Nonnull *_Nullable CVaultSecret_ServiceCollections(
-    CVaultSecret_Service *_Nonnull service, CVaultSecret_Deadline *_Nonnull deadline,
-    size_t *_Nonnull count, CVaultSecret_Error *_Nullable *_Nonnull error) {
+    CVaultSecret_Deadline *_Nonnull deadline, size_t *_Nonnull count,
+    CVaultSecret_Error *_Nullable *_Nonnull error) {
     *count = 0;
-    struct CVaultSecret_SecretService *proxy = (struct CVaultSecret_SecretService *)service;
-    if (!fn.secret_service_load_collections_sync(proxy, CANCELLABLE(deadline), GERROR_OUT(error))) return NULL;
-    return (CVaultSecret_Collection **)list_to_array(fn.secret_service_get_collections(proxy), count);
+    struct CVaultSecret_SecretService *proxy = fn.secret_service_open_sync(
+        fn.secret_service_get_type(), NULL, CVAULTSECRET_SECRET_SERVICE_LOAD_COLLECTIONS,
+        CANCELLABLE(deadline), GERROR_OUT(error));
+    if (proxy == NULL) return NULL;
+    void **collections = list_to_array(fn.secret_service_get_collections(proxy), count);
+    fn.g_object_unref(proxy);  // each collection holds its own reference to the service
+    return (CVaultSecret_Collection **)collections;
 }
 
 CVaultSecret_Item *_Nonnull *_Nullable CVaultSecret_CollectionItems(

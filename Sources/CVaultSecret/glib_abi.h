@@ -35,6 +35,7 @@ typedef struct CVaultSecret_GListLayout {
 // secret-collection.h; gio/gioenums.h).
 #define CVAULTSECRET_SECRET_SEARCH_ALL (1u << 1)       // SECRET_SEARCH_ALL: locked items too
 #define CVAULTSECRET_SECRET_SERVICE_NONE 0u            // SECRET_SERVICE_NONE
+#define CVAULTSECRET_SECRET_SERVICE_LOAD_COLLECTIONS (1u << 2)  // SECRET_SERVICE_LOAD_COLLECTIONS
 #define CVAULTSECRET_SECRET_COLLECTION_NONE 0u         // SECRET_COLLECTION_NONE
 #define CVAULTSECRET_SECRET_ITEM_CREATE_NONE 0u        // SECRET_ITEM_CREATE_NONE: never replace
 #define CVAULTSECRET_G_BUS_TYPE_SESSION 2              // G_BUS_TYPE_SESSION
@@ -49,6 +50,7 @@ typedef struct CVaultSecret_GListLayout {
 #define CVAULTSECRET_STANDIN_GQuark uint32_t
 #define CVAULTSECRET_STANDIN_GBusType int
 #define CVAULTSECRET_STANDIN_gint int
+#define CVAULTSECRET_STANDIN_GType size_t
 #define CVAULTSECRET_STANDIN_guint32 uint32_t
 #define CVAULTSECRET_STANDIN_GDBusCallFlags unsigned int
 #define CVAULTSECRET_STANDIN_SecretServiceFlags unsigned int
@@ -69,6 +71,7 @@ typedef struct CVaultSecret_GListLayout {
 #define CVAULTSECRET_T_GVariant GVariant
 #define CVAULTSECRET_T_GVariantType GVariantType
 #define CVAULTSECRET_T_gint gint
+#define CVAULTSECRET_T_GType GType
 #define CVAULTSECRET_T_guint32 guint32
 #define CVAULTSECRET_T_GDBusCallFlags GDBusCallFlags
 #define CVAULTSECRET_T_SecretService SecretService
@@ -110,6 +113,7 @@ struct CVaultSecret_SecretSchema;
 #define CVAULTSECRET_T_GVariant struct CVaultSecret_GVariant
 #define CVAULTSECRET_T_GVariantType struct CVaultSecret_GVariantType
 #define CVAULTSECRET_T_gint CVAULTSECRET_STANDIN_gint
+#define CVAULTSECRET_T_GType CVAULTSECRET_STANDIN_GType
 #define CVAULTSECRET_T_guint32 CVAULTSECRET_STANDIN_guint32
 #define CVAULTSECRET_T_GDBusCallFlags CVAULTSECRET_STANDIN_GDBusCallFlags
 #define CVAULTSECRET_T_SecretService struct CVaultSecret_SecretService
@@ -168,14 +172,16 @@ struct CVaultSecret_SecretSchema;
       (CVAULTSECRET_T_GVariant *, CVAULTSECRET_T_gsize))                                       \
     X(CVAULTSECRET_T_guint32, g_variant_get_uint32, (CVAULTSECRET_T_GVariant *))               \
     X(void, g_variant_unref, (CVAULTSECRET_T_GVariant *))                                      \
+    X(CVAULTSECRET_T_GType, secret_service_get_type, (void))                                   \
+    X(CVAULTSECRET_T_SecretService *, secret_service_open_sync,                                \
+      (CVAULTSECRET_T_GType, const char *, CVAULTSECRET_T_SecretServiceFlags,                  \
+       CVAULTSECRET_T_GCancellable *, CVAULTSECRET_T_GError **))                               \
     X(CVAULTSECRET_T_SecretService *, secret_service_get_sync,                                 \
       (CVAULTSECRET_T_SecretServiceFlags, CVAULTSECRET_T_GCancellable *, CVAULTSECRET_T_GError **)) \
     X(CVAULTSECRET_T_SecretCollection *, secret_collection_for_alias_sync,                     \
       (CVAULTSECRET_T_SecretService *, const char *, CVAULTSECRET_T_SecretCollectionFlags,     \
        CVAULTSECRET_T_GCancellable *, CVAULTSECRET_T_GError **))                               \
     X(CVAULTSECRET_T_gboolean, secret_collection_get_locked, (CVAULTSECRET_T_SecretCollection *)) \
-    X(CVAULTSECRET_T_gboolean, secret_service_load_collections_sync,                           \
-      (CVAULTSECRET_T_SecretService *, CVAULTSECRET_T_GCancellable *, CVAULTSECRET_T_GError **))  \
     X(CVAULTSECRET_T_GList *, secret_service_get_collections, (CVAULTSECRET_T_SecretService *)) \
     X(CVAULTSECRET_T_gboolean, secret_collection_load_items_sync,                              \
       (CVAULTSECRET_T_SecretCollection *, CVAULTSECRET_T_GCancellable *, CVAULTSECRET_T_GError **)) \

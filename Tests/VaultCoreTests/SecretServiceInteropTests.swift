@@ -30,9 +30,19 @@ struct SecretServiceInteropTests {
         #expect(try store.list(service: service).map(\.name) == [alice])
 
         let bob = try SecretName(service: service, account: "bob")
+        // KeePassXC and KWallet keep the content type vault gives a binary value
+        // (application/octet-stream), and secret-tool lookup prints only text; GNOME Keyring
+        // returns every value as text/plain.
+        let keepsContentType = ["keepassxc", "kwallet"].contains(
+            ProcessInfo.processInfo.environment["VAULT_TEST_PROVIDER"] ?? "")
         for value in [Array("from vault".utf8), [0, 1, 0, 0xFF, 0x80, 0x0A], []] {
             try store.write(SecretRecord(name: bob, value: value, metadata: Self.metadata()))
             let looked = try HelperProcess.run(secretTool, ["lookup", "service", service, "username", "bob"])
+            if keepsContentType && SecretServiceItems.contentType(for: value) != "text/plain" {
+                #expect(looked.stderr.contains("does not contain a textual password"), "\(looked.stderr)")
+                #expect(try store.read(bob)?.value == value)
+                continue
+            }
             #expect(looked.status == 0, "secret-tool lookup: \(looked.stderr)")
             #expect(looked.stdout == value, "secret-tool read \(looked.stdout) for \(value)")
         }

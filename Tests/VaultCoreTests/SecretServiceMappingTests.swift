@@ -35,7 +35,7 @@ struct SecretServiceMappingTests {
             (map(dbus, GLibErrorCode.dbusDisconnected), .unavailable, "lost the D-Bus session bus"),
             (map(dbus, 9), .other, "failed while reading 'x'"),
             (
-                remote("org.freedesktop.DBus.Error.InvalidArgs", "Error return with empty body"), .other,
+                remote("org.freedesktop.DBus.Error.InvalidArgs", "Error return with empty body:"), .other,
                 "refused vault's request while reading 'x'; run 'vault doctor'"
             ),
             (remote("org.freedesktop.Secret.Error.IsLocked", "locked"), .cannotUnlock, "locked"),

@@ -90,13 +90,15 @@ CVaultSecret_Collection *_Nullable CVaultSecret_DefaultCollection(
     CVaultSecret_Error *_Nullable *_Nonnull error);
 bool CVaultSecret_CollectionIsLocked(CVaultSecret_Collection *_Nonnull collection);
 void CVaultSecret_CollectionUnref(CVaultSecret_Collection *_Nullable collection);
-/// Every collection the service has, locked or not (secret_service_load_collections_sync).
+/// Every collection the service has, locked or not, as it is now: read through a service proxy
+/// of its own (secret_service_open_sync), because the shared proxy's collections keep the item
+/// lists they first read when a provider (KeePassXC, KWallet) does not signal changes.
 /// Returns a malloc'd array of *count references, each owned by the caller
 /// (CVaultSecret_CollectionUnref), the array freed with free(). NULL with *count == 0 when there
 /// is none; NULL with *error set on failure.
 CVaultSecret_Collection *_Nonnull *_Nullable CVaultSecret_ServiceCollections(
-    CVaultSecret_Service *_Nonnull service, CVaultSecret_Deadline *_Nonnull deadline,
-    size_t *_Nonnull count, CVaultSecret_Error *_Nullable *_Nonnull error);
+    CVaultSecret_Deadline *_Nonnull deadline, size_t *_Nonnull count,
+    CVaultSecret_Error *_Nullable *_Nonnull error);
 /// Every item of the collection (secret_collection_load_items_sync), owned as
 /// CVaultSecret_Search's result is. Exists because some providers (KeePassXC) answer a search
 /// without attributes with nothing.

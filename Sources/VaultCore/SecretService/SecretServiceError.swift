@@ -116,10 +116,7 @@ extension VaultError {
                 "the Secret Service refused vault access while \(action); approve vault in the provider "
                     + "(KeePassXC asks in a dialog, or allow it in its Secret Service settings) and retry")
         }
-        if remote?.name == "org.freedesktop.Secret.Error.NoSuchObject"
-            || domain == GLibErrorCode.dbusDomain
-                && (code == GLibErrorCode.dbusUnknownMethod || code == GLibErrorCode.dbusUnknownObject)
-        {
+        if isVanished(error) {
             return VaultError(.other, "an item went away while \(action) (another program changed the keyring); retry")
         }
         if remote?.name == "org.freedesktop.DBus.Error.InvalidArgs" {
@@ -130,6 +127,14 @@ extension VaultError {
         }
         let said = remote.map { $0.said ?? " (\($0.name))" } ?? ": \(oneLine(error.message))"
         return VaultError(.other, "the Secret Service failed while \(action)\(said); retry, or run 'vault doctor'")
+    }
+
+    /// Whether the error says the object at a path no longer exists: gnome-keyring answers
+    /// UnknownMethod for a deleted item's path, KWallet and KeePassXC NoSuchObject.
+    static func isVanished(_ error: GLibError) -> Bool {
+        if RemoteError(error.message)?.name == "org.freedesktop.Secret.Error.NoSuchObject" { return true }
+        return error.domain == GLibErrorCode.dbusDomain
+            && (error.code == GLibErrorCode.dbusUnknownMethod || error.code == GLibErrorCode.dbusUnknownObject)
     }
 
     /// Whether the error says there is no Secret Service at all (no bus to reach, nothing owns
@@ -181,7 +186,7 @@ struct RemoteError {
         let text = oneLine(String(rest[(colon + 2)...])).trimmingSpaces
         // GLib's words for "the provider said nothing", not the provider's.
         let empty =
-            text.isEmpty || text == "Error return with empty body"
+            text.isEmpty || text.hasPrefix("Error return with empty body")
             || text.contains("was not provided by any .service files")
         self.text = empty ? nil : text
     }

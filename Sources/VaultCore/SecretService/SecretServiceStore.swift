@@ -117,7 +117,7 @@ public final class SecretServiceStore: SecretStore {
             let service = try call.service()
             let items = try call.search(service, SecretServiceItems.query(name))
             guard let index = SecretServiceItems.preferred(items.map(\.candidate)) else {
-                if !items.isEmpty { throw Self.locked(name) }
+                if !items.isEmpty { throw call.lockedItems(service, name) }
                 try call.requireDefaultUnlocked(service, name)
                 return nil
             }
@@ -155,11 +155,11 @@ public final class SecretServiceStore: SecretStore {
                 }
                 return
             }
-            if !items.isEmpty { throw Self.locked(name) }
+            if !items.isEmpty { throw call.lockedItems(service, name) }
             guard let collection = try call.defaultCollection(service) else {
                 throw VaultError(.unavailable, "the Secret Service has no default keyring to store '\(name)' in")
             }
-            if collection.isLocked { throw Self.locked(name) }
+            if collection.isLocked { throw call.lockedItems(service, name) }
             try call.createItem(
                 in: collection, SecretServiceItems.attributes(for: record), label: SecretServiceItems.label(for: name),
                 value: record.value)
@@ -178,7 +178,7 @@ public final class SecretServiceStore: SecretStore {
                 return false
             }
             // All or nothing: a locked duplicate would reappear after a partial delete.
-            if items.contains(where: \.isLocked) { throw Self.locked(name) }
+            if items.contains(where: \.isLocked) { throw call.lockedItems(service, name) }
             for item in items { try call.delete(item) }
             return true
         }
@@ -195,11 +195,9 @@ public final class SecretServiceStore: SecretStore {
             } else {
                 // Every item of every collection: KeePassXC answers a search without attributes
                 // with nothing, so a search cannot list everything.
-                items = try call.allItems(proxy)
+                items = try call.allItems()
             }
-            if items.contains(where: \.isLocked) {
-                throw VaultError(.cannotUnlock, "a keyring holding secrets is locked; unlock it and retry")
-            }
+            if items.contains(where: \.isLocked) { throw call.lockedItems(proxy, nil) }
             var best: [SecretName: (entry: SecretEntry, candidate: SecretServiceItems.Candidate)] = [:]
             let now = Timestamp.now()
             for item in items {
@@ -222,11 +220,6 @@ public final class SecretServiceStore: SecretStore {
         guard let writeLock else { return nil }
         try FileSystem.makeDirectories(FileSystem.directory(of: writeLock))
         return try FileLock(path: writeLock)
-    }
-
-    private static func locked(_ name: SecretName) -> VaultError {
-        VaultError(
-            .cannotUnlock, "the keyring holding '\(name)' is locked; unlock it (e.g. log in to the desktop) and retry")
     }
 
     /// Runs one operation under one deadline of `timeout` seconds.
@@ -255,10 +248,9 @@ private struct Call {
         let result = body(&error)
         guard let error else { return result }
         defer { CVaultSecret_ErrorFree(error) }
-        let glib = GLibError(
-            domain: String(cString: CVaultSecret_ErrorDomain(error)), code: CVaultSecret_ErrorCode(error),
-            message: String(cString: CVaultSecret_ErrorMessage(error)))
+        let glib = Self.glibError(error)
         absence.seen = VaultError.isAbsence(glib, step: step)
+        absence.vanished = VaultError.isVanished(glib)
         throw VaultError.secretService(
             glib, step: step, action: action, timeout: timeout, timedOut: CVaultSecret_DeadlineExpired(deadline))
     }
@@ -289,6 +281,25 @@ private struct Call {
         try check { CVaultSecret_DefaultCollection(service.pointer, deadline, &$0) }.map(Collection.init)
     }
 
+    /// Why items are locked: their keyring is locked, or (when the default keyring is unlocked)
+    /// the provider wants the user to approve vault first, as KeePassXC does with its
+    /// "confirm access" setting.
+    func lockedItems(_ service: Owned, _ name: SecretName?) -> VaultError {
+        let what = name.map { "'\($0)'" } ?? "secrets"
+        let collection = try? defaultCollection(service)
+        if let collection, !collection.isLocked {
+            return VaultError(
+                .cannotUnlock,
+                "the Secret Service holds \(what) but has not allowed vault to read them: approve vault in the "
+                    + "provider (KeePassXC asks in a dialog; allow it there or in its Secret Service settings) and retry"
+            )
+        }
+        return VaultError(
+            .cannotUnlock,
+            "the keyring holding \(what) is locked; unlock it (log in to the desktop, or unlock the database in "
+                + "KeePassXC) and retry")
+    }
+
     /// An empty result means "absent" only if the default keyring is not locked: a locked
     /// keyring may hide the item.
     func requireDefaultUnlocked(_ service: Owned, _ name: SecretName?) throws(VaultError) {
@@ -304,40 +315,12 @@ private struct Call {
     /// UnknownMethod for the vanished path). The set of items changed under us, so search again.
     func search(_ service: Owned, _ attributes: [String: String]) throws(VaultError) -> [Item] {
         let table = Attributes(attributes)
-        return try retryingVanished { count, error in
-            CVaultSecret_Search(service.pointer, table.pointer, deadline, &count, &error)
-        }
-    }
-
-    /// The items of every collection; a locked collection (whose items may be hidden) throws.
-    func allItems(_ service: Owned) throws(VaultError) -> [Item] {
-        var count = 0
-        let array = try check { CVaultSecret_ServiceCollections(service.pointer, deadline, &count, &$0) }
-        guard let array else { return [] }
-        let collections = (0..<count).map { Collection(array[$0]) }
-        free(array)
-        var items: [Item] = []
-        for collection in collections {
-            if collection.isLocked {
-                throw VaultError(.cannotUnlock, "a keyring holding secrets is locked; unlock it and retry")
-            }
-            items += try retryingVanished { count, error in
-                CVaultSecret_CollectionItems(collection.pointer, deadline, &count, &error)
-            }
-        }
-        return items
-    }
-
-    /// Runs a call that loads items, again when one of them vanished while it loaded them.
-    private func retryingVanished(
-        _ load: (inout Int, inout OpaquePointer?) -> UnsafeMutablePointer<OpaquePointer>?
-    ) throws(VaultError) -> [Item] {
         var attempt = 0
         while true {
             attempt += 1
             var count = 0
             var error: OpaquePointer?
-            let array = load(&count, &error)
+            let array = CVaultSecret_Search(service.pointer, table.pointer, deadline, &count, &error)
             if let error {
                 let vanished = Self.isVanishedObject(error) && !CVaultSecret_DeadlineExpired(deadline)
                 if vanished, attempt < Self.searchAttempts {
@@ -352,14 +335,57 @@ private struct Call {
         }
     }
 
+    /// The items of every collection; a locked collection (whose items may be hidden) throws.
+    func allItems() throws(VaultError) -> [Item] {
+        // An item deleted while its collection is read fails the reading; the collections are
+        // read afresh each time, so trying again sees the change.
+        var attempt = 0
+        while true {
+            attempt += 1
+            do throws(VaultError) {
+                return try allItemsOnce()
+            } catch {
+                guard absence.vanished, attempt < Self.searchAttempts, !CVaultSecret_DeadlineExpired(deadline) else {
+                    throw error
+                }
+                absence.vanished = false
+            }
+        }
+    }
+
+    private func allItemsOnce() throws(VaultError) -> [Item] {
+        var count = 0
+        let array = try check { CVaultSecret_ServiceCollections(deadline, &count, &$0) }
+        guard let array else { return [] }
+        let collections = (0..<count).map { Collection(array[$0]) }
+        free(array)
+        var items: [Item] = []
+        for collection in collections {
+            if collection.isLocked {
+                throw VaultError(.cannotUnlock, "a keyring holding secrets is locked; unlock it and retry")
+            }
+            var found = 0
+            let list = try check { CVaultSecret_CollectionItems(collection.pointer, deadline, &found, &$0) }
+            guard let list else { continue }
+            items += (0..<found).map { Item(list[$0]) }
+            free(list)
+        }
+        return items
+    }
+
     /// How often a search is repeated when its items vanish while it loads them.
     static let searchAttempts = 8
 
     /// Whether a D-Bus error says the object at a path no longer exists.
     static func isVanishedObject(_ error: OpaquePointer) -> Bool {
-        guard String(cString: CVaultSecret_ErrorDomain(error)) == GLibErrorCode.dbusDomain else { return false }
-        let code = CVaultSecret_ErrorCode(error)
-        return code == GLibErrorCode.dbusUnknownMethod || code == GLibErrorCode.dbusUnknownObject
+        VaultError.isVanished(glibError(error))
+    }
+
+    /// The GError's domain, code and message, copied.
+    static func glibError(_ error: OpaquePointer) -> GLibError {
+        GLibError(
+            domain: String(cString: CVaultSecret_ErrorDomain(error)), code: CVaultSecret_ErrorCode(error),
+            message: String(cString: CVaultSecret_ErrorMessage(error)))
     }
 
     func secret(of item: Item) throws(VaultError) -> [UInt8] {
@@ -416,9 +442,11 @@ enum SecretServiceProbe: Sendable {
     case unusable(VaultError)
 }
 
-/// Whether an operation's failure said the Secret Service is absent (see `VaultError.isAbsence`).
+/// What an operation's last failure said: the Secret Service is absent (see
+/// `VaultError.isAbsence`), or an object vanished under it (`VaultError.isVanished`).
 private final class Absence {
     var seen = false
+    var vanished = false
 }
 
 /// Owns one reference to a GObject (or other shim object) and drops it on deinit.
