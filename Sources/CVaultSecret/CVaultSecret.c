@@ -150,6 +150,32 @@ bool CVaultSecret_ProviderProcessID(
     return true;
 }
 
+bool CVaultSecret_KWalletIsOpen(
+    CVaultSecret_Collection *_Nonnull collection, const char *_Nonnull kwalletd,
+    CVaultSecret_Deadline *_Nonnull deadline, CVaultSecret_Error *_Nullable *_Nonnull error) {
+    pthread_mutex_lock(&bus_lock);
+    struct CVaultSecret_GDBusConnection *connection = session_bus;
+    pthread_mutex_unlock(&bus_lock);
+    if (connection == NULL) return false;
+    char *label = fn.secret_collection_get_label((struct CVaultSecret_SecretCollection *)collection);
+    if (label == NULL) return false;
+    char bus_name[64], path[64];
+    snprintf(bus_name, sizeof bus_name, "org.kde.%s", kwalletd);
+    snprintf(path, sizeof path, "/modules/%s", kwalletd);
+    struct CVaultSecret_GVariant *name = fn.g_variant_new_string(label);
+    fn.g_free(label);
+    struct CVaultSecret_GVariant *arguments = fn.g_variant_new_tuple(&name, 1);  // floating, consumed
+    struct CVaultSecret_GVariant *reply = fn.g_dbus_connection_call_sync(
+        connection, bus_name, path, "org.kde.KWallet", "isOpen", arguments, NULL,
+        CVAULTSECRET_G_DBUS_CALL_FLAGS_NO_AUTO_START, -1, CANCELLABLE(deadline), GERROR_OUT(error));
+    if (reply == NULL) return false;
+    struct CVaultSecret_GVariant *value = fn.g_variant_get_child_value(reply, 0);
+    bool open = fn.g_variant_get_boolean(value) != 0;
+    fn.g_variant_unref(value);
+    fn.g_variant_unref(reply);
+    return open;
+}
+
 CVaultSecret_Service *_Nullable CVaultSecret_ServiceGet(
     CVaultSecret_Deadline *_Nonnull deadline, CVaultSecret_Error *_Nullable *_Nonnull error) {
     return (CVaultSecret_Service *)fn.secret_service_get_sync(
@@ -158,6 +184,10 @@ CVaultSecret_Service *_Nullable CVaultSecret_ServiceGet(
 
 void CVaultSecret_ServiceUnref(CVaultSecret_Service *_Nullable service) {
     if (service != NULL) fn.g_object_unref(service);
+}
+
+void CVaultSecret_SessionReset(void) {
+    fn.secret_service_disconnect();
 }
 
 CVaultSecret_Collection *_Nullable CVaultSecret_DefaultCollection(
@@ -170,6 +200,16 @@ CVaultSecret_Collection *_Nullable CVaultSecret_DefaultCollection(
 
 bool CVaultSecret_CollectionIsLocked(CVaultSecret_Collection *_Nonnull collection) {
     return fn.secret_collection_get_locked((struct CVaultSecret_SecretCollection *)collection) != 0;
+}
+
+bool CVaultSecret_CollectionUnlock(
+    CVaultSecret_Service *_Nonnull service, CVaultSecret_Collection *_Nonnull collection,
+    CVaultSecret_Deadline *_Nonnull deadline, CVaultSecret_Error *_Nullable *_Nonnull error) {
+    // A one-element list on the stack: libsecret only reads the objects it is given.
+    CVaultSecret_GListLayout objects = {collection, NULL, NULL};
+    int unlocked = fn.secret_service_unlock_sync(
+        (struct CVaultSecret_SecretService *)service, &objects, CANCELLABLE(deadline), NULL, GERROR_OUT(error));
+    return unlocked > 0;
 }
 
 void CVaultSecret_CollectionUnref(CVaultSecret_Collection *_Nullable collection) {

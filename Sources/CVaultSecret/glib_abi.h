@@ -171,6 +171,8 @@ struct CVaultSecret_SecretSchema;
     X(CVAULTSECRET_T_GVariant *, g_variant_get_child_value,                                    \
       (CVAULTSECRET_T_GVariant *, CVAULTSECRET_T_gsize))                                       \
     X(CVAULTSECRET_T_guint32, g_variant_get_uint32, (CVAULTSECRET_T_GVariant *))               \
+    X(CVAULTSECRET_T_gboolean, g_variant_get_boolean, (CVAULTSECRET_T_GVariant *))             \
+    X(char *, secret_collection_get_label, (CVAULTSECRET_T_SecretCollection *))                \
     X(void, g_variant_unref, (CVAULTSECRET_T_GVariant *))                                      \
     X(CVAULTSECRET_T_GType, secret_service_get_type, (void))                                   \
     X(CVAULTSECRET_T_SecretService *, secret_service_open_sync,                                \
@@ -186,6 +188,10 @@ struct CVaultSecret_SecretSchema;
     X(CVAULTSECRET_T_gboolean, secret_collection_load_items_sync,                              \
       (CVAULTSECRET_T_SecretCollection *, CVAULTSECRET_T_GCancellable *, CVAULTSECRET_T_GError **)) \
     X(CVAULTSECRET_T_GList *, secret_collection_get_items, (CVAULTSECRET_T_SecretCollection *)) \
+    X(void, secret_service_disconnect, (void))                                                 \
+    X(CVAULTSECRET_T_gint, secret_service_unlock_sync,                                         \
+      (CVAULTSECRET_T_SecretService *, CVAULTSECRET_T_GList *, CVAULTSECRET_T_GCancellable *,   \
+       CVAULTSECRET_T_GList **, CVAULTSECRET_T_GError **))                                     \
     X(CVAULTSECRET_T_GList *, secret_service_search_sync,                                      \
       (CVAULTSECRET_T_SecretService *, const CVAULTSECRET_T_SecretSchema *,                    \
        CVAULTSECRET_T_GHashTable *, CVAULTSECRET_T_SecretSearchFlags,                          \

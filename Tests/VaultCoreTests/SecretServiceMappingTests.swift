@@ -56,6 +56,18 @@ struct SecretServiceMappingTests {
         }
     }
 
+    @Test("KWallet's transient key-exchange failures are told apart (vault retries them on a fresh session)")
+    func brokenSession() {
+        func error(_ message: String) -> GLibError { GLibError(domain: "secret-error", code: 1, message: message) }
+        #expect(VaultError.isBrokenSession(error("Received invalid secret from the secret storage")))
+        #expect(
+            VaultError.isBrokenSession(
+                GLibError(
+                    domain: GLibErrorCode.dbusDomain, code: 36,
+                    message: "GDBus.Error:org.freedesktop.DBus.Error.Failed: Client public key size is invalid")))
+        #expect(!VaultError.isBrokenSession(error("Cannot create an item in a locked collection")))
+    }
+
     @Test("seconds print as whole numbers when whole")
     func seconds() {
         #expect(formatSeconds(5) == "5")

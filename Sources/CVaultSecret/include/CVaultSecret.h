@@ -75,6 +75,9 @@ bool CVaultSecret_SessionBusConnect(
 CVaultSecret_Service *_Nullable CVaultSecret_ServiceGet(
     CVaultSecret_Deadline *_Nonnull deadline, CVaultSecret_Error *_Nullable *_Nonnull error);
 void CVaultSecret_ServiceUnref(CVaultSecret_Service *_Nullable service);
+/// Drops libsecret's shared service and its session (secret_service_disconnect), so that the
+/// next CVaultSecret_ServiceGet negotiates a fresh session key.
+void CVaultSecret_SessionReset(void);
 
 /// The process id of the program that owns org.freedesktop.secrets on the session bus (the
 /// bus's GetConnectionUnixProcessID), so that `vault doctor` can name the provider. Call it after
@@ -83,12 +86,27 @@ bool CVaultSecret_ProviderProcessID(
     CVaultSecret_Deadline *_Nonnull deadline, uint32_t *_Nonnull pid,
     CVaultSecret_Error *_Nullable *_Nonnull error);
 
+/// Whether KWallet (kwalletd5 or kwalletd6, on the session bus) has the wallet behind
+/// `collection` open: then its unlock prompt completes without asking anyone. Its own
+/// interface's isOpen(label); false with *error NULL if the answer is no or no such wallet.
+bool CVaultSecret_KWalletIsOpen(
+    CVaultSecret_Collection *_Nonnull collection, const char *_Nonnull kwalletd,
+    CVaultSecret_Deadline *_Nonnull deadline, CVaultSecret_Error *_Nullable *_Nonnull error);
+
 /// The collection behind the "default" alias. Returns NULL with *error still NULL if the
 /// service has no default collection. The caller owns the returned reference.
 CVaultSecret_Collection *_Nullable CVaultSecret_DefaultCollection(
     CVaultSecret_Service *_Nonnull service, CVaultSecret_Deadline *_Nonnull deadline,
     CVaultSecret_Error *_Nullable *_Nonnull error);
 bool CVaultSecret_CollectionIsLocked(CVaultSecret_Collection *_Nonnull collection);
+/// Asks the service to unlock the collection and runs the prompt it returns, if any
+/// (secret_service_unlock_sync). A provider that needs no one (KWallet with its wallet already
+/// open) completes the prompt at once; otherwise the prompt waits for a person until the
+/// deadline fires, and libsecret then dismisses it. Returns whether the collection was unlocked;
+/// false with *error set on failure, false with *error NULL if the prompt was dismissed.
+bool CVaultSecret_CollectionUnlock(
+    CVaultSecret_Service *_Nonnull service, CVaultSecret_Collection *_Nonnull collection,
+    CVaultSecret_Deadline *_Nonnull deadline, CVaultSecret_Error *_Nullable *_Nonnull error);
 void CVaultSecret_CollectionUnref(CVaultSecret_Collection *_Nullable collection);
 /// Every collection the service has, locked or not, as it is now: read through a service proxy
 /// of its own (secret_service_open_sync), because the shared proxy's collections keep the item

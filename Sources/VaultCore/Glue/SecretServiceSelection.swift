@@ -40,7 +40,26 @@ extension StoreFactory {
     func makeSecretServiceStore() throws(VaultError) -> SecretServiceStore {
         let timeout = try timeout()  // a usage error comes first
         if let problem = sessionBusProblem() { throw problem }
-        return try SecretServiceStore(timeout: timeout, writeLock: secretServiceWriteLock())
+        return try SecretServiceStore(
+            timeout: timeout, writeLock: secretServiceWriteLock(), promptTimeout: try promptTimeout())
+    }
+
+    /// The default of ``promptTimeout()``, in seconds.
+    public static let defaultPromptTimeout = 120.0
+
+    /// Seconds to wait for a person at the provider's unlock dialog when someone can answer it
+    /// (standard input and error are terminals, a display is set, `CI` is not):
+    /// `VAULT_PROMPT_TIMEOUT`, else ``defaultPromptTimeout``. Nil elsewhere: then vault only
+    /// unlocks what unlocks without asking anyone, and fails at once otherwise.
+    func promptTimeout() throws(VaultError) -> Double? {
+        guard isatty(0) == 1, isatty(2) == 1, value("CI") == nil,
+            value("DISPLAY") != nil || value("WAYLAND_DISPLAY") != nil
+        else { return nil }
+        guard let text = value("VAULT_PROMPT_TIMEOUT") else { return Self.defaultPromptTimeout }
+        guard let seconds = Double(text), seconds > 0, seconds <= 3600 else {
+            throw VaultError(.usage, "VAULT_PROMPT_TIMEOUT is '\(text)'; give seconds between 0 and 3600, e.g. 120")
+        }
+        return seconds
     }
 
     /// The lock file vault's Secret Service writers share: in `$XDG_RUNTIME_DIR`, else in the

@@ -137,6 +137,13 @@ extension VaultError {
             && (error.code == GLibErrorCode.dbusUnknownMethod || error.code == GLibErrorCode.dbusUnknownObject)
     }
 
+    /// Whether the error is one of KWallet's transient failures of the session key exchange
+    /// (about 1 call in 100): a fresh session usually works.
+    static func isBrokenSession(_ error: GLibError) -> Bool {
+        error.message.contains("Client public key size is invalid")
+            || error.message.contains("Received invalid secret from the secret storage")
+    }
+
     /// Whether the error says there is no Secret Service at all (no bus to reach, nothing owns
     /// or can start the service's name), as opposed to one that answers but cannot be used now
     /// (locked, too slow, failing). `auto` falls back to the file only for the first.

@@ -6,7 +6,8 @@
 enum SecretServiceProvider: Equatable, Sendable {
     case gnomeKeyring
     case keePassXC
-    case kWallet
+    /// KWallet, by its daemon's name (`kwalletd5`, `kwalletd6`), which is also its D-Bus name.
+    case kWallet(String)
     /// Another program, by its process name.
     case other(String)
 
@@ -15,14 +16,14 @@ enum SecretServiceProvider: Equatable, Sendable {
         switch processName {
         case "gnome-keyring-d", "gnome-keyring-daemon": self = .gnomeKeyring
         case "keepassxc": self = .keePassXC
-        case "kwalletd5", "kwalletd6", "ksecretd": self = .kWallet
+        case "kwalletd5", "kwalletd6": self = .kWallet(processName)
         default: self = .other(processName)
         }
     }
 
     /// The provider whose process id is `pid`, or nil if it cannot be read.
     init?(pid: UInt32) {
-        guard let bytes = try? FileSystem.read("/proc/\(pid)/comm", limit: 256) else { return nil }
+        guard pid > 0, let bytes = try? FileSystem.read("/proc/\(pid)/comm", limit: 256) else { return nil }
         let name = String(decoding: bytes, as: UTF8.self).filter { !$0.isNewline }
         guard !name.isEmpty else { return nil }
         self.init(processName: name)

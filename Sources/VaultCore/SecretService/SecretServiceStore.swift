@@ -19,6 +19,9 @@ public final class SecretServiceStore: SecretStore {
 
     /// Seconds an operation may take, D-Bus calls included.
     let timeout: Double
+    /// Seconds to wait for a person to answer the provider's unlock dialog, or nil when no one is
+    /// there to answer (then only an unlock that needs no one succeeds).
+    let promptTimeout: Double?
     /// A lock file that serializes vault's writers to the Secret Service, or nil for none.
     /// Without it, two `set`s of one new name both find no item and both create one.
     let writeLock: String?
@@ -31,13 +34,17 @@ public final class SecretServiceStore: SecretStore {
     /// - Parameter timeout: seconds each operation may take before it fails as `.unavailable`.
     /// - Parameter writeLock: a lock file (created if needed) that writers and deleters hold, so
     ///   that concurrent writers of one name leave one item.
-    public convenience init(timeout: Double, writeLock: String? = nil) throws(VaultError) {
-        try self.init(timeout: timeout, library: Self.defaultLibrary, writeLock: writeLock)
+    /// - Parameter promptTimeout: seconds to wait for a person at the provider's unlock dialog;
+    ///   nil where no one can answer it.
+    public convenience init(timeout: Double, writeLock: String? = nil, promptTimeout: Double? = nil) throws(VaultError)
+    {
+        try self.init(
+            timeout: timeout, library: Self.defaultLibrary, writeLock: writeLock, promptTimeout: promptTimeout)
     }
 
     /// As ``init(timeout:)``, loading `library` instead of libsecret (for tests).
     init(
-        timeout: Double, library: String, writeLock: String? = nil,
+        timeout: Double, library: String, writeLock: String? = nil, promptTimeout: Double? = nil,
         afterAttributes: ((_ waitForDeadline: () -> Void) -> Void)? = nil
     ) throws(VaultError) {
         guard timeout.isFinite, timeout > 0 else {
@@ -51,6 +58,7 @@ public final class SecretServiceStore: SecretStore {
         self.timeout = timeout
         self.afterAttributes = afterAttributes
         self.writeLock = writeLock
+        self.promptTimeout = promptTimeout
     }
 
     /// Answers quickly whether the Secret Service can be used: throws `.unavailable` with the
@@ -76,9 +84,9 @@ public final class SecretServiceStore: SecretStore {
         } catch {
             return error.code == .usage ? .unusable(error) : .absent(error)
         }
-        let absence = Absence()
+        let findings = Findings()
         do throws(VaultError) {
-            try store.perform("checking the Secret Service", absence: absence) { call throws(VaultError) in
+            try store.performUnlocking("checking the Secret Service", findings: findings) { call throws(VaultError) in
                 let service = try call.service()
                 guard let collection = try call.defaultCollection(service) else {
                     throw VaultError(
@@ -87,13 +95,14 @@ public final class SecretServiceStore: SecretStore {
                             + "or use --backend file")
                 }
                 if collection.isLocked {
+                    call.findings.lockedKeyring = true
                     throw VaultError(
                         .cannotUnlock, "the default keyring is locked; unlock it (e.g. log in to the desktop)")
                 }
             }
             return .usable
         } catch {
-            return absence.seen ? .absent(error) : .unusable(error)
+            return findings.absent ? .absent(error) : .unusable(error)
         }
     }
 
@@ -113,7 +122,7 @@ public final class SecretServiceStore: SecretStore {
     public var label: String { "secret-service" }
 
     public func read(_ name: SecretName) throws(VaultError) -> SecretRecord? {
-        try perform("reading '\(name)'") { call throws(VaultError) in
+        try performUnlocking("reading '\(name)'") { call throws(VaultError) in
             let service = try call.service()
             let items = try call.search(service, SecretServiceItems.query(name))
             guard let index = SecretServiceItems.preferred(items.map(\.candidate)) else {
@@ -133,7 +142,7 @@ public final class SecretServiceStore: SecretStore {
         let name = record.name
         let lock = try lockForWriting()
         defer { withExtendedLifetime(lock) {} }
-        try perform("writing '\(name)'") { call throws(VaultError) in
+        try performUnlocking("writing '\(name)'") { call throws(VaultError) in
             let service = try call.service()
             let items = try call.search(service, SecretServiceItems.query(name))
             if let index = SecretServiceItems.preferred(items.map(\.candidate)) {
@@ -170,7 +179,7 @@ public final class SecretServiceStore: SecretStore {
     public func delete(_ name: SecretName) throws(VaultError) -> Bool {
         let lock = try lockForWriting()
         defer { withExtendedLifetime(lock) {} }
-        return try perform("deleting '\(name)'") { call throws(VaultError) in
+        return try performUnlocking("deleting '\(name)'") { call throws(VaultError) in
             let service = try call.service()
             let items = try call.search(service, SecretServiceItems.query(name))
             if items.isEmpty {
@@ -186,7 +195,7 @@ public final class SecretServiceStore: SecretStore {
 
     public func list(service: String?) throws(VaultError) -> [SecretEntry] {
         let what = service.map { "listing service '\($0)'" } ?? "listing all services"
-        return try perform(what) { call throws(VaultError) in
+        return try performUnlocking(what) { call throws(VaultError) in
             let proxy = try call.service()
             let items: [Item]
             if let service {
@@ -222,15 +231,66 @@ public final class SecretServiceStore: SecretStore {
         return try FileLock(path: writeLock)
     }
 
-    /// Runs one operation under one deadline of `timeout` seconds.
-    private func perform<T>(
-        _ action: String, absence: Absence = Absence(), _ body: (Call) throws(VaultError) -> T
+    /// Runs one operation; when it fails on a locked keyring, unlocks the keyring if that needs
+    /// no one (or, with a prompt time-out, someone answers the provider's dialog) and runs it
+    /// again; when the session's key exchange failed, runs it once more on a fresh session.
+    private func performUnlocking<T>(
+        _ action: String, findings: Findings = Findings(), _ body: (Call) throws(VaultError) -> T
     ) throws(VaultError) -> T {
+        do {
+            return try perform(action, findings: findings, body)
+        } catch {
+            if findings.brokenSession {
+                CVaultSecret_SessionReset()
+            } else if !(findings.lockedKeyring && unlockDefaultKeyring(action)) {
+                throw error
+            }
+            findings.lockedKeyring = false
+            findings.brokenSession = false
+            return try perform(action, findings: findings, body)
+        }
+    }
+
+    /// Seconds to let an unlock prompt complete when no one is there to answer it: enough for a
+    /// provider that unlocks without asking (KWallet with its wallet open).
+    static let unattendedUnlock = 2.0
+
+    /// Unlocks the default keyring through the provider's prompt; whether it is unlocked now.
+    private func unlockDefaultKeyring(_ action: String) -> Bool {
+        let wait = promptTimeout ?? min(timeout, Self.unattendedUnlock)
+        let unlocked = try? perform("unlocking the keyring while \(action)", timeout: wait) {
+            call throws(VaultError) -> Bool in
+            let service = try call.service()
+            guard let collection = try call.defaultCollection(service) else { return false }
+            guard collection.isLocked else { return true }
+            // With no one to answer, ask only a provider that unlocks without a dialog: KWallet
+            // with the wallet already open (at login, by kwallet-pam). Other providers would
+            // show a dialog that no one answers.
+            if promptTimeout == nil {
+                var pid: UInt32 = 0
+                _ = try? call.check { CVaultSecret_ProviderProcessID(call.deadline, &pid, &$0) }
+                guard case .some(.kWallet(let daemon)) = SecretServiceProvider(pid: pid),
+                    try call.check({ CVaultSecret_KWalletIsOpen(collection.pointer, daemon, call.deadline, &$0) })
+                else { return false }
+            }
+            return try call.check {
+                CVaultSecret_CollectionUnlock(service.pointer, collection.pointer, call.deadline, &$0)
+            }
+        }
+        return unlocked == true
+    }
+
+    /// Runs one operation under one deadline of `timeout` seconds (or of `seconds`).
+    private func perform<T>(
+        _ action: String, findings: Findings = Findings(), timeout seconds: Double? = nil,
+        _ body: (Call) throws(VaultError) -> T
+    ) throws(VaultError) -> T {
+        let timeout = seconds ?? self.timeout
         guard let deadline = CVaultSecret_DeadlineStart(timeout) else {
             throw VaultError(.other, "cannot start the Secret Service timer (errno \(errno)) while \(action)")
         }
         defer { CVaultSecret_DeadlineFinish(deadline) }
-        return try body(Call(deadline: deadline, timeout: timeout, action: action, absence: absence))
+        return try body(Call(deadline: deadline, timeout: timeout, action: action, findings: findings))
     }
 }
 
@@ -240,7 +300,7 @@ private struct Call {
     let timeout: Double
     let action: String
     /// Set when a failure says there is no Secret Service at all.
-    let absence: Absence
+    let findings: Findings
 
     /// Calls `body` with a GError slot; if it is filled, frees it and throws it as a VaultError.
     func check<T>(step: SecretServiceStep = .service, _ body: (inout OpaquePointer?) -> T) throws(VaultError) -> T {
@@ -249,8 +309,9 @@ private struct Call {
         guard let error else { return result }
         defer { CVaultSecret_ErrorFree(error) }
         let glib = Self.glibError(error)
-        absence.seen = VaultError.isAbsence(glib, step: step)
-        absence.vanished = VaultError.isVanished(glib)
+        findings.absent = VaultError.isAbsence(glib, step: step)
+        findings.vanished = VaultError.isVanished(glib)
+        findings.brokenSession = VaultError.isBrokenSession(glib)
         throw VaultError.secretService(
             glib, step: step, action: action, timeout: timeout, timedOut: CVaultSecret_DeadlineExpired(deadline))
     }
@@ -287,6 +348,7 @@ private struct Call {
     func lockedItems(_ service: Owned, _ name: SecretName?) -> VaultError {
         let what = name.map { "'\($0)'" } ?? "secrets"
         let collection = try? defaultCollection(service)
+        findings.lockedKeyring = collection?.isLocked == true
         if let collection, !collection.isLocked {
             return VaultError(
                 .cannotUnlock,
@@ -296,14 +358,16 @@ private struct Call {
         }
         return VaultError(
             .cannotUnlock,
-            "the keyring holding \(what) is locked; unlock it (log in to the desktop, or unlock the database in "
-                + "KeePassXC) and retry")
+            "the keyring holding \(what) is locked and the provider asks a person to unlock it: unlock it (log in "
+                + "to the desktop, or unlock the database in KeePassXC), or run vault at a terminal on the desktop "
+                + "to answer the provider's dialog")
     }
 
     /// An empty result means "absent" only if the default keyring is not locked: a locked
     /// keyring may hide the item.
     func requireDefaultUnlocked(_ service: Owned, _ name: SecretName?) throws(VaultError) {
         guard let collection = try defaultCollection(service), collection.isLocked else { return }
+        findings.lockedKeyring = true
         let what = name.map { "'\($0)'" } ?? "secrets"
         throw VaultError(.cannotUnlock, "the default keyring, which may hold \(what), is locked; unlock it and retry")
     }
@@ -345,10 +409,10 @@ private struct Call {
             do throws(VaultError) {
                 return try allItemsOnce()
             } catch {
-                guard absence.vanished, attempt < Self.searchAttempts, !CVaultSecret_DeadlineExpired(deadline) else {
+                guard findings.vanished, attempt < Self.searchAttempts, !CVaultSecret_DeadlineExpired(deadline) else {
                     throw error
                 }
-                absence.vanished = false
+                findings.vanished = false
             }
         }
     }
@@ -362,6 +426,7 @@ private struct Call {
         var items: [Item] = []
         for collection in collections {
             if collection.isLocked {
+                findings.lockedKeyring = true
                 throw VaultError(.cannotUnlock, "a keyring holding secrets is locked; unlock it and retry")
             }
             var found = 0
@@ -442,11 +507,14 @@ enum SecretServiceProbe: Sendable {
     case unusable(VaultError)
 }
 
-/// What an operation's last failure said: the Secret Service is absent (see
-/// `VaultError.isAbsence`), or an object vanished under it (`VaultError.isVanished`).
-private final class Absence {
-    var seen = false
+/// What an operation's failures said, for the caller to act on: the Secret Service is absent
+/// (`VaultError.isAbsence`), an object vanished under it (`VaultError.isVanished`), the keyring
+/// is locked (so unlocking may help), or the session's key exchange failed (a fresh one may work).
+private final class Findings {
+    var absent = false
     var vanished = false
+    var lockedKeyring = false
+    var brokenSession = false
 }
 
 /// Owns one reference to a GObject (or other shim object) and drops it on deinit.
