@@ -133,6 +133,55 @@ bool CVaultSecret_SessionBusConnect(
     return true;
 }
 
+bool CVaultSecret_ProviderProcessID(
+    CVaultSecret_Deadline *_Nonnull deadline, uint32_t *_Nonnull pid,
+    CVaultSecret_Error *_Nullable *_Nonnull error) {
+    *pid = 0;
+    pthread_mutex_lock(&bus_lock);
+    struct CVaultSecret_GDBusConnection *connection = session_bus;
+    pthread_mutex_unlock(&bus_lock);
+    if (connection == NULL) return false;  // not connected: nothing to ask
+    // A tuple built from an array, not g_variant_new("(s)", ...): no variadic call to declare.
+    struct CVaultSecret_GVariant *name = fn.g_variant_new_string("org.freedesktop.secrets");
+    struct CVaultSecret_GVariant *arguments = fn.g_variant_new_tuple(&name, 1);  // floating, consumed
+    struct CVaultSecret_GVariant *reply = fn.g_dbus_connection_call_sync(
+        connection, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+        "GetConnectionUnixProcessID", arguments, NULL, CVAULTSECRET_G_DBUS_CALL_FLAGS_NO_AUTO_START, -1,
+        CANCELLABLE(deadline), GERROR_OUT(error));
+    if (reply == NULL) return false;
+    struct CVaultSecret_GVariant *value = fn.g_variant_get_child_value(reply, 0);
+    *pid = fn.g_variant_get_uint32(value);
+    fn.g_variant_unref(value);
+    fn.g_variant_unref(reply);
+    return true;
+}
+
+bool CVaultSecret_KWalletIsOpen(
+    CVaultSecret_Collection *_Nonnull collection, const char *_Nonnull kwalletd,
+    CVaultSecret_Deadline *_Nonnull deadline, CVaultSecret_Error *_Nullable *_Nonnull error) {
+    pthread_mutex_lock(&bus_lock);
+    struct CVaultSecret_GDBusConnection *connection = session_bus;
+    pthread_mutex_unlock(&bus_lock);
+    if (connection == NULL) return false;
+    char *label = fn.secret_collection_get_label((struct CVaultSecret_SecretCollection *)collection);
+    if (label == NULL) return false;
+    char bus_name[64], path[64];
+    snprintf(bus_name, sizeof bus_name, "org.kde.%s", kwalletd);
+    snprintf(path, sizeof path, "/modules/%s", kwalletd);
+    struct CVaultSecret_GVariant *name = fn.g_variant_new_string(label);
+    fn.g_free(label);
+    struct CVaultSecret_GVariant *arguments = fn.g_variant_new_tuple(&name, 1);  // floating, consumed
+    struct CVaultSecret_GVariant *reply = fn.g_dbus_connection_call_sync(
+        connection, bus_name, path, "org.kde.KWallet", "isOpen", arguments, NULL,
+        CVAULTSECRET_G_DBUS_CALL_FLAGS_NO_AUTO_START, -1, CANCELLABLE(deadline), GERROR_OUT(error));
+    if (reply == NULL) return false;
+    struct CVaultSecret_GVariant *value = fn.g_variant_get_child_value(reply, 0);
+    bool open = fn.g_variant_get_boolean(value) != 0;
+    fn.g_variant_unref(value);
+    fn.g_variant_unref(reply);
+    return open;
+}
+
 CVaultSecret_Service *_Nullable CVaultSecret_ServiceGet(
     CVaultSecret_Deadline *_Nonnull deadline, CVaultSecret_Error *_Nullable *_Nonnull error) {
     return (CVaultSecret_Service *)fn.secret_service_get_sync(
@@ -141,6 +190,10 @@ CVaultSecret_Service *_Nullable CVaultSecret_ServiceGet(
 
 void CVaultSecret_ServiceUnref(CVaultSecret_Service *_Nullable service) {
     if (service != NULL) fn.g_object_unref(service);
+}
+
+void CVaultSecret_SessionReset(void) {
+    fn.secret_service_disconnect();
 }
 
 CVaultSecret_Collection *_Nullable CVaultSecret_DefaultCollection(
@@ -155,8 +208,57 @@ bool CVaultSecret_CollectionIsLocked(CVaultSecret_Collection *_Nonnull collectio
     return fn.secret_collection_get_locked((struct CVaultSecret_SecretCollection *)collection) != 0;
 }
 
+bool CVaultSecret_CollectionUnlock(
+    CVaultSecret_Service *_Nonnull service, CVaultSecret_Collection *_Nonnull collection,
+    CVaultSecret_Deadline *_Nonnull deadline, CVaultSecret_Error *_Nullable *_Nonnull error) {
+    // A one-element list on the stack: libsecret only reads the objects it is given.
+    CVaultSecret_GListLayout objects = {collection, NULL, NULL};
+    int unlocked = fn.secret_service_unlock_sync(
+        (struct CVaultSecret_SecretService *)service, &objects, CANCELLABLE(deadline), NULL, GERROR_OUT(error));
+    return unlocked > 0;
+}
+
 void CVaultSecret_CollectionUnref(CVaultSecret_Collection *_Nullable collection) {
     if (collection != NULL) fn.g_object_unref(collection);
+}
+
+// Moves a GList's references into a malloc'd array (NULL when empty) and frees the list.
+static void **list_to_array(CVaultSecret_GListLayout *list, size_t *count) {
+    size_t length = 0;
+    for (CVaultSecret_GListLayout *node = list; node != NULL; node = node->next) length++;
+    *count = length;
+    if (length == 0) {
+        fn.g_list_free(list);
+        return NULL;
+    }
+    void **array = malloc(length * sizeof *array);
+    if (array == NULL) abort();  // as GLib does when memory is exhausted
+    size_t index = 0;
+    for (CVaultSecret_GListLayout *node = list; node != NULL; node = node->next) array[index++] = node->data;
+    fn.g_list_free(list);
+    return array;
+}
+
+CVaultSecret_Collection *_Nonnull *_Nullable CVaultSecret_ServiceCollections(
+    CVaultSecret_Deadline *_Nonnull deadline, size_t *_Nonnull count,
+    CVaultSecret_Error *_Nullable *_Nonnull error) {
+    *count = 0;
+    struct CVaultSecret_SecretService *proxy = fn.secret_service_open_sync(
+        fn.secret_service_get_type(), NULL, CVAULTSECRET_SECRET_SERVICE_LOAD_COLLECTIONS,
+        CANCELLABLE(deadline), GERROR_OUT(error));
+    if (proxy == NULL) return NULL;
+    void **collections = list_to_array(fn.secret_service_get_collections(proxy), count);
+    fn.g_object_unref(proxy);  // each collection holds its own reference to the service
+    return (CVaultSecret_Collection **)collections;
+}
+
+CVaultSecret_Item *_Nonnull *_Nullable CVaultSecret_CollectionItems(
+    CVaultSecret_Collection *_Nonnull collection, CVaultSecret_Deadline *_Nonnull deadline,
+    size_t *_Nonnull count, CVaultSecret_Error *_Nullable *_Nonnull error) {
+    *count = 0;
+    struct CVaultSecret_SecretCollection *proxy = (struct CVaultSecret_SecretCollection *)collection;
+    if (!fn.secret_collection_load_items_sync(proxy, CANCELLABLE(deadline), GERROR_OUT(error))) return NULL;
+    return (CVaultSecret_Item **)list_to_array(fn.secret_collection_get_items(proxy), count);
 }
 
 // MARK: Items
@@ -176,18 +278,7 @@ CVaultSecret_Item *_Nonnull *_Nullable CVaultSecret_Search(
     CVaultSecret_GListLayout *list = fn.secret_service_search_sync(
         (struct CVaultSecret_SecretService *)service, NULL, AS_TABLE(attributes),
         CVAULTSECRET_SECRET_SEARCH_ALL, CANCELLABLE(deadline), GERROR_OUT(error));
-    size_t length = 0;
-    for (CVaultSecret_GListLayout *node = list; node != NULL; node = node->next) length++;
-    if (length == 0) return NULL;
-    CVaultSecret_Item **items = malloc(length * sizeof *items);
-    if (items == NULL) abort();  // as GLib does when memory is exhausted
-    size_t index = 0;
-    for (CVaultSecret_GListLayout *node = list; node != NULL; node = node->next) {
-        items[index++] = node->data;  // the list's reference to each item moves into the array
-    }
-    fn.g_list_free(list);
-    *count = length;
-    return items;
+    return (CVaultSecret_Item **)list_to_array(list, count);
 }
 
 bool CVaultSecret_ItemIsLocked(CVaultSecret_Item *_Nonnull item) {

@@ -35,9 +35,11 @@ typedef struct CVaultSecret_GListLayout {
 // secret-collection.h; gio/gioenums.h).
 #define CVAULTSECRET_SECRET_SEARCH_ALL (1u << 1)       // SECRET_SEARCH_ALL: locked items too
 #define CVAULTSECRET_SECRET_SERVICE_NONE 0u            // SECRET_SERVICE_NONE
+#define CVAULTSECRET_SECRET_SERVICE_LOAD_COLLECTIONS (1u << 2)  // SECRET_SERVICE_LOAD_COLLECTIONS
 #define CVAULTSECRET_SECRET_COLLECTION_NONE 0u         // SECRET_COLLECTION_NONE
 #define CVAULTSECRET_SECRET_ITEM_CREATE_NONE 0u        // SECRET_ITEM_CREATE_NONE: never replace
 #define CVAULTSECRET_G_BUS_TYPE_SESSION 2              // G_BUS_TYPE_SESSION
+#define CVAULTSECRET_G_DBUS_CALL_FLAGS_NO_AUTO_START 1u // G_DBUS_CALL_FLAGS_NO_AUTO_START
 
 // Stand-ins for GLib's scalar and callback types (the check compares each with the real one).
 #define CVAULTSECRET_STANDIN_gboolean int
@@ -47,6 +49,10 @@ typedef struct CVaultSecret_GListLayout {
 #define CVAULTSECRET_STANDIN_gssize ptrdiff_t
 #define CVAULTSECRET_STANDIN_GQuark uint32_t
 #define CVAULTSECRET_STANDIN_GBusType int
+#define CVAULTSECRET_STANDIN_gint int
+#define CVAULTSECRET_STANDIN_GType size_t
+#define CVAULTSECRET_STANDIN_guint32 uint32_t
+#define CVAULTSECRET_STANDIN_GDBusCallFlags unsigned int
 #define CVAULTSECRET_STANDIN_SecretServiceFlags unsigned int
 #define CVAULTSECRET_STANDIN_SecretCollectionFlags unsigned int
 #define CVAULTSECRET_STANDIN_SecretSearchFlags unsigned int
@@ -62,6 +68,12 @@ typedef struct CVaultSecret_GListLayout {
 #define CVAULTSECRET_T_GHashTable GHashTable
 #define CVAULTSECRET_T_GCancellable GCancellable
 #define CVAULTSECRET_T_GDBusConnection GDBusConnection
+#define CVAULTSECRET_T_GVariant GVariant
+#define CVAULTSECRET_T_GVariantType GVariantType
+#define CVAULTSECRET_T_gint gint
+#define CVAULTSECRET_T_GType GType
+#define CVAULTSECRET_T_guint32 guint32
+#define CVAULTSECRET_T_GDBusCallFlags GDBusCallFlags
 #define CVAULTSECRET_T_SecretService SecretService
 #define CVAULTSECRET_T_SecretCollection SecretCollection
 #define CVAULTSECRET_T_SecretItem SecretItem
@@ -86,6 +98,8 @@ typedef struct CVaultSecret_GListLayout {
 struct CVaultSecret_GHashTable;
 struct CVaultSecret_GCancellable;
 struct CVaultSecret_GDBusConnection;
+struct CVaultSecret_GVariant;
+struct CVaultSecret_GVariantType;
 struct CVaultSecret_SecretService;
 struct CVaultSecret_SecretCollection;
 struct CVaultSecret_SecretItem;
@@ -96,6 +110,12 @@ struct CVaultSecret_SecretSchema;
 #define CVAULTSECRET_T_GHashTable struct CVaultSecret_GHashTable
 #define CVAULTSECRET_T_GCancellable struct CVaultSecret_GCancellable
 #define CVAULTSECRET_T_GDBusConnection struct CVaultSecret_GDBusConnection
+#define CVAULTSECRET_T_GVariant struct CVaultSecret_GVariant
+#define CVAULTSECRET_T_GVariantType struct CVaultSecret_GVariantType
+#define CVAULTSECRET_T_gint CVAULTSECRET_STANDIN_gint
+#define CVAULTSECRET_T_GType CVAULTSECRET_STANDIN_GType
+#define CVAULTSECRET_T_guint32 CVAULTSECRET_STANDIN_guint32
+#define CVAULTSECRET_T_GDBusCallFlags CVAULTSECRET_STANDIN_GDBusCallFlags
 #define CVAULTSECRET_T_SecretService struct CVaultSecret_SecretService
 #define CVAULTSECRET_T_SecretCollection struct CVaultSecret_SecretCollection
 #define CVAULTSECRET_T_SecretItem struct CVaultSecret_SecretItem
@@ -141,12 +161,37 @@ struct CVaultSecret_SecretSchema;
       (CVAULTSECRET_T_GBusType, CVAULTSECRET_T_GCancellable *, CVAULTSECRET_T_GError **))      \
     X(void, g_dbus_connection_set_exit_on_close,                                               \
       (CVAULTSECRET_T_GDBusConnection *, CVAULTSECRET_T_gboolean))                             \
+    X(CVAULTSECRET_T_GVariant *, g_dbus_connection_call_sync,                                  \
+      (CVAULTSECRET_T_GDBusConnection *, const char *, const char *, const char *, const char *, \
+       CVAULTSECRET_T_GVariant *, const CVAULTSECRET_T_GVariantType *, CVAULTSECRET_T_GDBusCallFlags, \
+       CVAULTSECRET_T_gint, CVAULTSECRET_T_GCancellable *, CVAULTSECRET_T_GError **))            \
+    X(CVAULTSECRET_T_GVariant *, g_variant_new_string, (const char *))                         \
+    X(CVAULTSECRET_T_GVariant *, g_variant_new_tuple,                                          \
+      (CVAULTSECRET_T_GVariant *const *, CVAULTSECRET_T_gsize))                                \
+    X(CVAULTSECRET_T_GVariant *, g_variant_get_child_value,                                    \
+      (CVAULTSECRET_T_GVariant *, CVAULTSECRET_T_gsize))                                       \
+    X(CVAULTSECRET_T_guint32, g_variant_get_uint32, (CVAULTSECRET_T_GVariant *))               \
+    X(CVAULTSECRET_T_gboolean, g_variant_get_boolean, (CVAULTSECRET_T_GVariant *))             \
+    X(char *, secret_collection_get_label, (CVAULTSECRET_T_SecretCollection *))                \
+    X(void, g_variant_unref, (CVAULTSECRET_T_GVariant *))                                      \
+    X(CVAULTSECRET_T_GType, secret_service_get_type, (void))                                   \
+    X(CVAULTSECRET_T_SecretService *, secret_service_open_sync,                                \
+      (CVAULTSECRET_T_GType, const char *, CVAULTSECRET_T_SecretServiceFlags,                  \
+       CVAULTSECRET_T_GCancellable *, CVAULTSECRET_T_GError **))                               \
     X(CVAULTSECRET_T_SecretService *, secret_service_get_sync,                                 \
       (CVAULTSECRET_T_SecretServiceFlags, CVAULTSECRET_T_GCancellable *, CVAULTSECRET_T_GError **)) \
     X(CVAULTSECRET_T_SecretCollection *, secret_collection_for_alias_sync,                     \
       (CVAULTSECRET_T_SecretService *, const char *, CVAULTSECRET_T_SecretCollectionFlags,     \
        CVAULTSECRET_T_GCancellable *, CVAULTSECRET_T_GError **))                               \
     X(CVAULTSECRET_T_gboolean, secret_collection_get_locked, (CVAULTSECRET_T_SecretCollection *)) \
+    X(CVAULTSECRET_T_GList *, secret_service_get_collections, (CVAULTSECRET_T_SecretService *)) \
+    X(CVAULTSECRET_T_gboolean, secret_collection_load_items_sync,                              \
+      (CVAULTSECRET_T_SecretCollection *, CVAULTSECRET_T_GCancellable *, CVAULTSECRET_T_GError **)) \
+    X(CVAULTSECRET_T_GList *, secret_collection_get_items, (CVAULTSECRET_T_SecretCollection *)) \
+    X(void, secret_service_disconnect, (void))                                                 \
+    X(CVAULTSECRET_T_gint, secret_service_unlock_sync,                                         \
+      (CVAULTSECRET_T_SecretService *, CVAULTSECRET_T_GList *, CVAULTSECRET_T_GCancellable *,   \
+       CVAULTSECRET_T_GList **, CVAULTSECRET_T_GError **))                                     \
     X(CVAULTSECRET_T_GList *, secret_service_search_sync,                                      \
       (CVAULTSECRET_T_SecretService *, const CVAULTSECRET_T_SecretSchema *,                    \
        CVAULTSECRET_T_GHashTable *, CVAULTSECRET_T_SecretSearchFlags,                          \

@@ -50,11 +50,9 @@ struct FallbackCommandTests {
         try vault.run(["get", "moved"], env: old).expectFailure(1)
         #expect(try vault.run(["get", "moved"], env: current, unset: ["VAULT_FALLBACK"]).stdout == large)
 
-        try withKnownIssue(.keepassxcReadOnlyAttributes, applies: pair == .keyringOverFile) {
-            try vault.run(["set", "replaced"], stdin: [9], env: current).expectSuccess()
-            try vault.run(["get", "replaced"], env: old).expectFailure(1)
-            #expect(try vault.run(["get", "replaced"], env: current).stdout == [9])
-        }
+        try vault.run(["set", "replaced"], stdin: [9], env: current).expectSuccess()
+        try vault.run(["get", "replaced"], env: old).expectFailure(1)
+        #expect(try vault.run(["get", "replaced"], env: current).stdout == [9])
 
         try vault.run(["rm", "removed"], env: current).expectSuccess()
         try vault.run(["get", "removed"], env: old).expectFailure(1)

@@ -101,23 +101,21 @@ struct MigrateSecretServiceTests {
         #expect(FileManager.default.contents(atPath: keyring.vault.vaultFile) == fileBytes)
         #expect(try keyring.itemCount() == 1)
 
-        try withKnownIssue(.keepassxcReadOnlyAttributes) {
-            try keyring.vault.run(migrate + ["--overwrite", "--keep-source"]).expectSuccess()
-            #expect(FileManager.default.contents(atPath: keyring.vault.vaultFile) == fileBytes)
-            #expect(try keyring.keyring() == secrets)
-            #expect(try keyring.itemCount() == 4)
+        try keyring.vault.run(migrate + ["--overwrite", "--keep-source"]).expectSuccess()
+        #expect(FileManager.default.contents(atPath: keyring.vault.vaultFile) == fileBytes)
+        #expect(try keyring.keyring() == secrets)
+        #expect(try keyring.itemCount() == 4)
 
-            // Back to a file that has a different value: refused, then replaced.
-            let inKeyring = secrets
-            secrets[changed]?.value = Array("newer in the file".utf8)
-            try keyring.writeFile(secrets)
-            #expect(try keyring.vault.run(["migrate", "--from", "secret-service", "--to", "file"]).status == 7)
-            #expect(try keyring.itemCount() == 4)
-            try keyring.vault.run(["migrate", "--overwrite", "--from", "secret-service", "--to", "file"])
-                .expectSuccess()
-            #expect(try keyring.itemCount() == 0)
-            #expect(try keyring.file() == inKeyring)
-        }
+        // Back to a file that has a different value: refused, then replaced.
+        let inKeyring = secrets
+        secrets[changed]?.value = Array("newer in the file".utf8)
+        try keyring.writeFile(secrets)
+        #expect(try keyring.vault.run(["migrate", "--from", "secret-service", "--to", "file"]).status == 7)
+        #expect(try keyring.itemCount() == 4)
+        try keyring.vault.run(["migrate", "--overwrite", "--from", "secret-service", "--to", "file"])
+            .expectSuccess()
+        #expect(try keyring.itemCount() == 0)
+        #expect(try keyring.file() == inKeyring)
     }
 
     @Test("file to secret-service killed with SIGKILL at points spread over its run, then run again")

@@ -44,18 +44,18 @@ struct SecretServiceFailureTests {
     func noSessionBus() async {
         let result = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
             setenv("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent/vault-test/bus", 1)
-            var ok = ChildCheck.expect(.unavailable, "no D-Bus session bus", "checkAvailable") {
+            var ok = ChildCheck.expect(.unavailable, "D-Bus session bus", "checkAvailable") {
                 try SecretServiceStore.checkAvailable(timeout: 5)
             }
             let store = try SecretServiceStore(timeout: 5)
             let name = try SecretName(service: "vault-test", account: "x")
-            ok = ChildCheck.expect(.unavailable, "no D-Bus session bus", "read") { _ = try store.read(name) } && ok
+            ok = ChildCheck.expect(.unavailable, "D-Bus session bus", "read") { _ = try store.read(name) } && ok
             // No address at all, no X11 display to autolaunch a bus, no $XDG_RUNTIME_DIR/bus.
             unsetenv("DBUS_SESSION_BUS_ADDRESS")
             unsetenv("DISPLAY")
             setenv("XDG_RUNTIME_DIR", "/nonexistent/vault-test", 1)
             ok =
-                ChildCheck.expect(.unavailable, "no D-Bus session bus", "list, unset address") {
+                ChildCheck.expect(.unavailable, "D-Bus session bus", "list, unset address") {
                     _ = try store.list(service: nil)
                 } && ok
             exit(ok ? 0 : 1)
@@ -114,19 +114,7 @@ struct SecretServiceFailureTests {
         try TestKeyring.requireTool(PrivateBus.missingTools(for: .keyring(password: "")))
         let bus = try PrivateBus(.keyring(password: "vault-test-locked"))
         defer { bus.stop() }
-        let secretTool = try #require(HelperProcess.find("secret-tool"))
-        let stored = try bus.run(
-            secretTool, ["store", "--label=locked test", "service", "vault-test-locked", "username", "present"],
-            stdin: Array("value".utf8))
-        #expect(stored.status == 0, "secret-tool store: \(stored.stderr)")
-        // secret-tool 0.20's `lock` command hangs; the D-Bus call is what it would do.
-        let locked = try bus.run(
-            HelperProcess.find("gdbus")!,
-            [
-                "call", "--session", "--dest", "org.freedesktop.secrets", "--object-path", "/org/freedesktop/secrets",
-                "--method", "org.freedesktop.Secret.Service.Lock", "['/org/freedesktop/secrets/collection/login']",
-            ])
-        try #require(locked.status == 0, "locking the keyring: \(locked.stderr)")
+        try bus.storeAndLock(service: "vault-test-locked", account: "present")
 
         let result = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
             [address = bus.address as String] in
@@ -154,6 +142,48 @@ struct SecretServiceFailureTests {
         }
         ChildCheck.report(result)
     }
+}
+
+extension SecretServiceFailureTests {
+    @Test("an update whose deadline fires after its attributes puts the old metadata back")
+    func restoreAfterDeadline() throws {
+        try TestKeyring.require()
+        let service = TestKeyring.uniqueService("restore")
+        defer { TestKeyring.clean([service]) }
+        let plain = try SecretServiceStore(timeout: TestKeyring.timeout)
+        let old = SecretRecord(
+            name: try SecretName(service: service, account: "token"), value: Array("old".utf8),
+            metadata: SecretMetadata(
+                created: Timestamp(secondsSince1970: 1_000), updated: Timestamp(secondsSince1970: 1_000)))
+        try plain.write(old)
+
+        // The hook waits for the deadline to fire between the attributes and the secret, as a
+        // slow provider would make it: the secret then fails, and the metadata must be restored.
+        let reached = Flag()
+        let store = try SecretServiceStore(
+            timeout: 3, library: SecretServiceStore.defaultLibrary,
+            afterAttributes: { waitForDeadline in
+                reached.set()
+                waitForDeadline()
+            })
+        var new = old
+        new.value = Array("new".utf8)
+        new.metadata.updated = Timestamp(secondsSince1970: 2_000)
+        new.metadata.expires = Timestamp(secondsSince1970: 3_000)
+        let error = #expect(throws: VaultError.self) { try store.write(new) }
+        #expect(error?.code == .unavailable, "\(String(describing: error))")
+        try #require(reached.isSet, "the update did not reach its secret within 3 s")
+        let back = try #require(try plain.read(old.name))
+        #expect(back.value == old.value)
+        #expect(back.metadata == old.metadata)
+    }
+}
+
+/// A flag set from a callback.
+final class Flag: @unchecked Sendable {
+    // Set and read on the test's own thread only (the hook runs inside the store's call).
+    private(set) var isSet = false
+    func set() { isSet = true }
 }
 
 /// Checks made inside an exit test's child, reported on its stdout.

@@ -71,6 +71,22 @@ final class PrivateBus {
         try HelperProcess.run(executable, arguments, stdin: stdin, environment: environment, timeout: 20)
     }
 
+    /// Stores a secret with secret-tool, then locks the login keyring (a keyring peer only).
+    func storeAndLock(service: String, account: String) throws {
+        let stored = try run(
+            HelperProcess.find("secret-tool")!,
+            ["store", "--label=locked test", "service", service, "username", account], stdin: Array("value".utf8))
+        try #require(stored.status == 0, "secret-tool store: \(stored.stderr)")
+        // secret-tool 0.20's `lock` command hangs; the D-Bus call is what it would do.
+        let locked = try run(
+            HelperProcess.find("gdbus")!,
+            [
+                "call", "--session", "--dest", "org.freedesktop.secrets", "--object-path", "/org/freedesktop/secrets",
+                "--method", "org.freedesktop.Secret.Service.Lock", "['/org/freedesktop/secrets/collection/login']",
+            ])
+        try #require(locked.status == 0, "locking the keyring: \(locked.stderr)")
+    }
+
     /// Stops everything this bus started, newest first, by process id.
     func stop() {
         for pid in processes.reversed() { HelperProcess.stop(pid) }

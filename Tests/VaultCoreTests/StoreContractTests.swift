@@ -46,13 +46,11 @@ struct StoreContractTests {
             second.value = Array("new".utf8)
             second.metadata.updated = Timestamp(secondsSince1970: 2_000)
             second.metadata.expires = Timestamp(secondsSince1970: 3_000)
-            try withKnownIssue(.keepassxcReadOnlyAttributes, applies: fixture.usesSecretService) {
-                try store.write(second)
-                let back = try #require(try store.read(first.name))
-                #expect(back.value == Array("new".utf8))
-                #expect(back.metadata == second.metadata)
-                #expect(try store.list(service: fixture.service).map(\.name) == [first.name])
-            }
+            try store.write(second)
+            let back = try #require(try store.read(first.name))
+            #expect(back.value == Array("new".utf8))
+            #expect(back.metadata == second.metadata)
+            #expect(try store.list(service: fixture.service).map(\.name) == [first.name])
         }
     }
 
@@ -82,11 +80,9 @@ struct StoreContractTests {
             let listed = try store.list(service: fixture.service).map(\.name.account)
             #expect(listed == names.sorted())
             #expect(try store.list(service: other).map(\.name) == [elsewhere.name])
-            try withKnownIssue(.keepassxcSearchWithoutAttributes, applies: fixture.usesSecretService) {
-                let all = try store.list(service: nil).filter { [fixture.service, other].contains($0.name.service) }
-                #expect(all.count == names.count + 1)
-                #expect(all.map(\.name) == all.map(\.name).sorted())
-            }
+            let all = try store.list(service: nil).filter { [fixture.service, other].contains($0.name.service) }
+            #expect(all.count == names.count + 1)
+            #expect(all.map(\.name) == all.map(\.name).sorted())
             // The same account under two services is two secrets.
             #expect(try store.read(elsewhere.name)?.value == [9])
             #expect(

@@ -23,48 +23,6 @@ public enum SecretServiceProvider: String, Sendable, CaseIterable {
     }()
 }
 
-/// What a provider does that vault does not handle yet (issue 12): the `providers` work list.
-///
-/// Each case names the providers it happens on. When vault handles one, its test passes there and
-/// Swift Testing reports the known issue as not recorded: take the provider off (or the case out).
-public enum ProviderIssue: Sendable {
-    /// Issue 12, item 1: an update writes back the item's whole attribute map, and KeePassXC
-    /// refuses its own read-only `Uuid` and `Path` (InvalidArgs, "Error return with empty body").
-    case keepassxcReadOnlyAttributes
-    /// Issue 12, item 2: KeePassXC returns no items for a search without attributes, so a listing
-    /// of every service (`ls --all`, `list(service: nil)`) is empty.
-    case keepassxcSearchWithoutAttributes
-
-    public var providers: Set<SecretServiceProvider> {
-        switch self {
-        case .keepassxcReadOnlyAttributes, .keepassxcSearchWithoutAttributes: [.keepassxc]
-        }
-    }
-
-    public var comment: Comment {
-        switch self {
-        case .keepassxcReadOnlyAttributes:
-            "KeePassXC refuses an update that writes back its read-only Uuid and Path attributes (issue 12, item 1)"
-        case .keepassxcSearchWithoutAttributes:
-            "KeePassXC finds nothing for a search without attributes: listing every service is empty (issue 12, item 2)"
-        }
-    }
-}
-
-/// Runs `body`, which is known to fail on the providers `issue` names until vault handles it.
-///
-/// There a failure in `body` is reported as a known issue and does not fail the test; if `body`
-/// passes, Swift Testing reports that the known issue was not recorded, so a fix cannot go
-/// unnoticed. On every other provider, or when `applies` is false (a parameterized case that does
-/// not use the Secret Service), `body` runs as it would without this.
-public func withKnownIssue(
-    _ issue: ProviderIssue, applies: Bool = true, sourceLocation: SourceLocation = #_sourceLocation,
-    _ body: () throws -> Void
-) rethrows {
-    guard applies, issue.providers.contains(.current) else { return try body() }
-    Testing.withKnownIssue(issue.comment, sourceLocation: sourceLocation) { try body() }
-}
-
 /// KWallet's session key exchange fails now and then (issue 12, item 6): about 1 call in 100
 /// ends in "Client public key size is invalid" or "Received invalid secret from the secret
 /// storage", for vault and secret-tool alike. Until vault retries with a fresh session, a test

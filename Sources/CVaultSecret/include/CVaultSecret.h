@@ -76,6 +76,23 @@ bool CVaultSecret_SessionBusConnect(
 CVaultSecret_Service *_Nullable CVaultSecret_ServiceGet(
     CVaultSecret_Deadline *_Nonnull deadline, CVaultSecret_Error *_Nullable *_Nonnull error);
 void CVaultSecret_ServiceUnref(CVaultSecret_Service *_Nullable service);
+/// Drops libsecret's shared service and its session (secret_service_disconnect), so that the
+/// next CVaultSecret_ServiceGet negotiates a fresh session key.
+void CVaultSecret_SessionReset(void);
+
+/// The process id of the program that owns org.freedesktop.secrets on the session bus (the
+/// bus's GetConnectionUnixProcessID), so that `vault doctor` can name the provider. Call it after
+/// CVaultSecret_SessionBusConnect. Returns false with *error set on failure.
+bool CVaultSecret_ProviderProcessID(
+    CVaultSecret_Deadline *_Nonnull deadline, uint32_t *_Nonnull pid,
+    CVaultSecret_Error *_Nullable *_Nonnull error);
+
+/// Whether KWallet (kwalletd5 or kwalletd6, on the session bus) has the wallet behind
+/// `collection` open: then its unlock prompt completes without asking anyone. Its own
+/// interface's isOpen(label); false with *error NULL if the answer is no or no such wallet.
+bool CVaultSecret_KWalletIsOpen(
+    CVaultSecret_Collection *_Nonnull collection, const char *_Nonnull kwalletd,
+    CVaultSecret_Deadline *_Nonnull deadline, CVaultSecret_Error *_Nullable *_Nonnull error);
 
 /// The collection behind the "default" alias. Returns NULL with *error still NULL if the
 /// service has no default collection. The caller owns the returned reference.
@@ -83,7 +100,30 @@ CVaultSecret_Collection *_Nullable CVaultSecret_DefaultCollection(
     CVaultSecret_Service *_Nonnull service, CVaultSecret_Deadline *_Nonnull deadline,
     CVaultSecret_Error *_Nullable *_Nonnull error);
 bool CVaultSecret_CollectionIsLocked(CVaultSecret_Collection *_Nonnull collection);
+/// Asks the service to unlock the collection and runs the prompt it returns, if any
+/// (secret_service_unlock_sync). A provider that needs no one (KWallet with its wallet already
+/// open) completes the prompt at once; otherwise the prompt waits for a person until the
+/// deadline fires, and libsecret then dismisses it. Returns whether the collection was unlocked;
+/// false with *error set on failure, false with *error NULL if the prompt was dismissed.
+bool CVaultSecret_CollectionUnlock(
+    CVaultSecret_Service *_Nonnull service, CVaultSecret_Collection *_Nonnull collection,
+    CVaultSecret_Deadline *_Nonnull deadline, CVaultSecret_Error *_Nullable *_Nonnull error);
 void CVaultSecret_CollectionUnref(CVaultSecret_Collection *_Nullable collection);
+/// Every collection the service has, locked or not, as it is now: read through a service proxy
+/// of its own (secret_service_open_sync), because the shared proxy's collections keep the item
+/// lists they first read when a provider (KeePassXC, KWallet) does not signal changes.
+/// Returns a malloc'd array of *count references, each owned by the caller
+/// (CVaultSecret_CollectionUnref), the array freed with free(). NULL with *count == 0 when there
+/// is none; NULL with *error set on failure.
+CVaultSecret_Collection *_Nonnull *_Nullable CVaultSecret_ServiceCollections(
+    CVaultSecret_Deadline *_Nonnull deadline, size_t *_Nonnull count,
+    CVaultSecret_Error *_Nullable *_Nonnull error);
+/// Every item of the collection (secret_collection_load_items_sync), owned as
+/// CVaultSecret_Search's result is. Exists because some providers (KeePassXC) answer a search
+/// without attributes with nothing.
+CVaultSecret_Item *_Nonnull *_Nullable CVaultSecret_CollectionItems(
+    CVaultSecret_Collection *_Nonnull collection, CVaultSecret_Deadline *_Nonnull deadline,
+    size_t *_Nonnull count, CVaultSecret_Error *_Nullable *_Nonnull error);
 
 // MARK: Items
 

@@ -30,6 +30,8 @@ public enum VaultVariables {
             VaultVariable("VAULT_FILE", "the vault file (also makes auto choose the file)"),
             VaultVariable("VAULT_SERVICE", "the service names belong to (default vault)"),
             VaultVariable("VAULT_TIMEOUT", "seconds to wait for the Secret Service (default 5)"),
+            VaultVariable(
+                "VAULT_PROMPT_TIMEOUT", "seconds to wait for a keyring's unlock or approval dialog (default 120)"),
             VaultVariable("VAULT_IDENTITY", "an age identity, AGE-SECRET-KEY-1...", keyMaterial: true),
             VaultVariable("VAULT_IDENTITY_FILE", "a file of age identities (mode 600)", keyMaterial: true),
             VaultVariable("VAULT_PASSPHRASE", "the vault file's passphrase", keyMaterial: true),

@@ -35,21 +35,38 @@ public struct Diagnosis {
 
         var secretService = Backend(
             kind: .secretService, usable: true, detail: "a Secret Service answers on the session bus")
-        if let problem = factory.secretServiceProblem() {
+        let probe = factory.secretServiceProbe()
+        switch probe {
+        case .usable: break
+        case .absent(let problem):
             secretService.usable = false
             secretService.detail = problem.message
+        case .unusable(let problem):
+            secretService.usable = false
+            secretService.detail = "a provider is there but cannot be used now: \(problem.message)"
+        }
+        var present = true
+        if case .absent = probe { present = false }
+        if present, let provider = factory.secretServiceProvider() {
+            secretService.detail += "; provider: \(provider.name)"
+            if let note = provider.note { secretService.detail += " (\(note))" }
         }
         backends = [file, secretService]
 
         let requested = try factory.requestedBackend()
-        chosen = try factory.resolvedBackend()
+        chosen = try factory.resolvedBackend(probe: probe)
         switch requested {
         case .auto where factory.options.file != nil || factory.environment["VAULT_FILE"]?.isEmpty == false:
             reason = "auto: a vault file was named (--file or VAULT_FILE)"
         case .auto:
-            reason =
-                chosen == .secretService
-                ? "auto: a Secret Service answers" : "auto: no usable Secret Service, so the file"
+            switch probe {
+            case .usable: reason = "auto: a Secret Service answers"
+            case .absent: reason = "auto: no Secret Service, so the file"
+            case .unusable:
+                reason =
+                    "auto: a Secret Service is there, so vault uses it and does not switch to the file; "
+                    + "fix what is said above, or choose the file with --backend file"
+            }
         default:
             reason =
                 factory.options.backend != nil

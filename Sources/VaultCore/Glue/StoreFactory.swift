@@ -18,7 +18,7 @@ public struct StoreFactory {
         self.prompt = prompt
     }
 
-    private func value(_ name: String) -> String? {
+    func value(_ name: String) -> String? {
         guard let value = environment[name], !value.isEmpty else { return nil }
         return value
     }
@@ -72,31 +72,28 @@ public struct StoreFactory {
     }
 
     /// Resolves `auto`: the file when a file was named (`--file`, `VAULT_FILE`); else the Secret
-    /// Service when one answers on the session bus; else the file.
+    /// Service when a provider is there, usable or not (a locked keyring is exit 4, never a silent
+    /// switch to the file); else the file.
     public func resolvedBackend() throws(VaultError) -> BackendKind {
+        try resolvedBackend(probe: nil)
+    }
+
+    /// As ``resolvedBackend()``, with the Secret Service already probed (or `nil` to probe).
+    func resolvedBackend(probe: SecretServiceProbe?) throws(VaultError) -> BackendKind {
         let requested = try requestedBackend()
         guard requested == .auto else { return requested }
         if options.file != nil || value("VAULT_FILE") != nil { return .file }
         _ = try timeout()  // a bad VAULT_TIMEOUT is a usage error, not a reason to fall back to the file
-        return secretServiceProblem() == nil ? .secretService : .file
+        if case .absent = probe ?? secretServiceProbe() { return .file }
+        return .secretService
     }
 
     /// Why the Secret Service cannot be used, or `nil` if it can.
     public func secretServiceProblem() -> VaultError? {
-        guard value("DBUS_SESSION_BUS_ADDRESS") != nil || sessionBusSocketExists() else {
-            return VaultError(.unavailable, "no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set)")
+        switch secretServiceProbe() {
+        case .usable: return nil
+        case .absent(let problem), .unusable(let problem): return problem
         }
-        do throws(VaultError) {
-            try SecretServiceStore.checkAvailable(timeout: try timeout())
-            return nil
-        } catch {
-            return error
-        }
-    }
-
-    private func sessionBusSocketExists() -> Bool {
-        guard let runtime = value("XDG_RUNTIME_DIR") else { return false }
-        return FileSystem.exists(runtime + "/bus")
     }
 
     /// Builds the store for the resolved backend; with `VAULT_FALLBACK` set, a ``FallbackStore``
@@ -263,7 +260,7 @@ extension StoreFactory {
     private func makeStore(_ spec: BackendSpec, keyPrefix: String) throws(VaultError) -> any SecretStore {
         switch spec {
         case .secretService:
-            return try SecretServiceStore(timeout: try timeout())
+            return try makeSecretServiceStore()
         case .file(let named):
             let path = try filePath(named)
             return FileStore(path: path, keys: try fileKeys(prefix: keyPrefix, path: path), trust: headerTrust())

@@ -65,46 +65,93 @@ enum SecretServiceStep: Sendable {
 extension VaultError {
     /// The one place a GLib error becomes a `VaultError`.
     ///
-    /// The message keeps the GError's domain, code and message. A time-out, a missing bus or a
-    /// missing provider is `.unavailable`; a locked keyring is `.cannotUnlock`; nothing is ever
-    /// reported as "not found".
+    /// The message says what happened in the user's words and what to do; GLib's domains,
+    /// codes and boilerplate stay out of it, the provider's own words (a remote D-Bus error's
+    /// text) stay in. A time-out, a missing bus or a missing provider is `.unavailable`; a locked
+    /// keyring or a refused access is `.cannotUnlock`; nothing is ever reported as "not found".
     static func secretService(
         _ error: GLibError, step: SecretServiceStep, action: String, timeout: Double, timedOut: Bool
     ) -> VaultError {
-        let detail = "\(oneLine(error.message)) [\(error.domain) \(error.code)]"
         let (domain, code) = (error.domain, error.code)
+        let remote = RemoteError(error.message)
         if timedOut || isTimeout(domain: domain, code: code) {
             return VaultError(
                 .unavailable,
-                "the Secret Service did not answer within \(formatSeconds(timeout)) s while \(action) (\(detail))")
+                "the Secret Service did not answer within \(formatSeconds(timeout)) s while \(action); if the "
+                    + "provider shows a dialog (unlock, or approve access), answer it, or raise VAULT_TIMEOUT")
         }
         if domain == GLibErrorCode.secretDomain && code == GLibErrorCode.secretIsLocked
-            || error.message.contains("org.freedesktop.Secret.Error.IsLocked")
+            || remote?.name == "org.freedesktop.Secret.Error.IsLocked"
         {
             return VaultError(
-                .cannotUnlock, "the keyring is locked; unlock it (e.g. log in to the desktop) and retry: \(detail)")
+                .cannotUnlock,
+                "the keyring is locked; unlock it (log in to the desktop, or unlock the database in KeePassXC) and retry"
+            )
         }
         if step == .bus {
-            return VaultError(.unavailable, "no D-Bus session bus to reach the Secret Service: \(detail)")
-        }
-        if domain == GLibErrorCode.dbusDomain,
-            code == GLibErrorCode.dbusServiceUnknown || code == GLibErrorCode.dbusNameHasNoOwner
-                || GLibErrorCode.dbusSpawnFailures.contains(code)
-        {
             return VaultError(
-                .unavailable, "no Secret Service provider (e.g. gnome-keyring) on the session bus: \(detail)")
+                .unavailable,
+                "cannot connect to the D-Bus session bus to reach the Secret Service; run vault in your desktop "
+                    + "session, or use --backend file")
+        }
+        if isAbsence(error, step: step) {
+            return VaultError(
+                .unavailable,
+                "no Secret Service provider on the session bus; start one (GNOME Keyring, KeePassXC with its "
+                    + "Secret Service integration on, or KWallet), or use --backend file")
         }
         if domain == GLibErrorCode.dbusDomain,
             code == GLibErrorCode.dbusNoServer || code == GLibErrorCode.dbusDisconnected
         {
-            return VaultError(.unavailable, "lost the D-Bus session bus while \(action): \(detail)")
+            return VaultError(.unavailable, "lost the D-Bus session bus while \(action); retry")
         }
         if domain == GLibErrorCode.ioDomain,
             code == GLibErrorCode.ioClosed || code == GLibErrorCode.ioConnectionClosed
         {
-            return VaultError(.unavailable, "lost the D-Bus session bus while \(action): \(detail)")
+            return VaultError(.unavailable, "lost the D-Bus session bus while \(action); retry")
         }
-        return VaultError(.other, "the Secret Service failed while \(action): \(detail)")
+        if remote?.name == "org.freedesktop.DBus.Error.AccessDenied" {
+            return VaultError(
+                .cannotUnlock,
+                "the Secret Service refused vault access while \(action); approve vault in the provider "
+                    + "(KeePassXC asks in a dialog, or allow it in its Secret Service settings) and retry")
+        }
+        if isVanished(error) {
+            return VaultError(.other, "an item went away while \(action) (another program changed the keyring); retry")
+        }
+        if remote?.name == "org.freedesktop.DBus.Error.InvalidArgs" {
+            return VaultError(
+                .other,
+                "the Secret Service provider refused vault's request while \(action)\(remote?.said ?? ""); "
+                    + "run 'vault doctor' and report it")
+        }
+        let said = remote.map { $0.said ?? " (\($0.name))" } ?? ": \(oneLine(error.message))"
+        return VaultError(.other, "the Secret Service failed while \(action)\(said); retry, or run 'vault doctor'")
+    }
+
+    /// Whether the error says the object at a path no longer exists: gnome-keyring answers
+    /// UnknownMethod for a deleted item's path, KWallet and KeePassXC NoSuchObject.
+    static func isVanished(_ error: GLibError) -> Bool {
+        if RemoteError(error.message)?.name == "org.freedesktop.Secret.Error.NoSuchObject" { return true }
+        return error.domain == GLibErrorCode.dbusDomain
+            && (error.code == GLibErrorCode.dbusUnknownMethod || error.code == GLibErrorCode.dbusUnknownObject)
+    }
+
+    /// Whether the error is one of KWallet's transient failures of the session key exchange
+    /// (about 1 call in 100): a fresh session usually works.
+    static func isBrokenSession(_ error: GLibError) -> Bool {
+        error.message.contains("Client public key size is invalid")
+            || error.message.contains("Received invalid secret from the secret storage")
+    }
+
+    /// Whether the error says there is no Secret Service at all (no bus to reach, nothing owns
+    /// or can start the service's name), as opposed to one that answers but cannot be used now
+    /// (locked, too slow, failing). `auto` falls back to the file only for the first.
+    static func isAbsence(_ error: GLibError, step: SecretServiceStep) -> Bool {
+        if step == .bus { return true }
+        guard error.domain == GLibErrorCode.dbusDomain else { return false }
+        return error.code == GLibErrorCode.dbusServiceUnknown || error.code == GLibErrorCode.dbusNameHasNoOwner
+            || GLibErrorCode.dbusSpawnFailures.contains(error.code)
     }
 
     private static func isTimeout(domain: String, code: Int32) -> Bool {
@@ -124,6 +171,41 @@ func formatSeconds(_ seconds: Double) -> String {
         return String(Int64(seconds))
     }
     return String(seconds)
+}
+
+/// An error the provider sent over D-Bus, as GLib words it: `GDBus.Error:NAME: TEXT`.
+struct RemoteError {
+    /// The D-Bus error name, e.g. `org.freedesktop.DBus.Error.AccessDenied`.
+    var name: String
+    /// The provider's own text, or nil when it sent none worth showing.
+    var text: String?
+
+    init?(_ message: String) {
+        let prefix = "GDBus.Error:"
+        guard message.hasPrefix(prefix) else { return nil }
+        let rest = Array(message.dropFirst(prefix.count))
+        guard let colon = rest.indices.first(where: { rest[$0] == ":" && $0 + 1 < rest.count && rest[$0 + 1] == " " })
+        else {
+            name = String(rest)
+            return
+        }
+        name = String(rest[..<colon])
+        let text = oneLine(String(rest[(colon + 2)...])).trimmingSpaces
+        // GLib's words for "the provider said nothing", not the provider's.
+        let empty =
+            text.isEmpty || text.hasPrefix("Error return with empty body")
+            || text.contains("was not provided by any .service files")
+        self.text = empty ? nil : text
+    }
+
+    /// ": the provider said: TEXT", or nil without a text.
+    var said: String? { text.map { ": the provider said: \($0)" } }
+}
+
+extension String {
+    fileprivate var trimmingSpaces: String {
+        String(drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
+    }
 }
 
 /// A message on one line: GLib messages may contain newlines, our errors may not.

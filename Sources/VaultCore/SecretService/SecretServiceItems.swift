@@ -31,16 +31,44 @@ enum SecretServiceItems {
         merging(record, into: [schemaKey: genericSchema])
     }
 
-    /// An existing item's attributes with the record's name and metadata put in. Attributes
-    /// that other tools set (`application`, `xdg:schema`, ...) are kept.
+    /// Attributes a provider computes for every item and never stores: KeePassXC's `Uuid` and
+    /// `Path`. Some versions refuse a write that carries them (InvalidArgs), so vault never
+    /// writes them back.
+    static let providerComputedKeys: Set<String> = ["Uuid", "Path"]
+
+    /// An existing item's attributes with the record's name and metadata put in.
+    ///
+    /// Providers disagree on what writing attributes means: GNOME Keyring and KWallet replace
+    /// the whole set, KeePassXC sets the keys it is given and keeps the others. So the set
+    /// written is what works for both: vault's attributes, `service` and `username`, and the
+    /// other tools' attributes (`application`, `xdg:schema`, ...) as they were, without the ones
+    /// a provider computes. An expiry that no longer applies is written empty (read as none),
+    /// because leaving it out does not remove it on KeePassXC.
     static func merging(_ record: SecretRecord, into existing: [String: String]) -> [String: String] {
-        var attributes = existing.filter { !vaultKeys.contains($0.key) }
+        var attributes = writable(existing).filter { !vaultKeys.contains($0.key) }
         attributes[serviceKey] = record.name.service
         attributes[usernameKey] = record.name.account
         attributes[createdKey] = record.metadata.created.rfc3339
         attributes[updatedKey] = record.metadata.updated.rfc3339
-        if let expires = record.metadata.expires { attributes[expiresKey] = expires.rfc3339 }
+        if let expires = record.metadata.expires {
+            attributes[expiresKey] = expires.rfc3339
+        } else if existing[expiresKey] != nil {
+            attributes[expiresKey] = ""
+        }
         return attributes
+    }
+
+    /// The attributes that put `old` back after `merging(record, into: old)` was written:
+    /// vault's attributes that `old` did not have are written empty, for providers that keep
+    /// keys left out.
+    static func restoring(_ old: [String: String], over record: SecretRecord) -> [String: String] {
+        var attributes = writable(old)
+        for key in merging(record, into: old).keys where attributes[key] == nil { attributes[key] = "" }
+        return attributes
+    }
+
+    private static func writable(_ attributes: [String: String]) -> [String: String] {
+        attributes.filter { !providerComputedKeys.contains($0.key) }
     }
 
     /// The label shown by seahorse and `secret-tool search`.

@@ -19,16 +19,34 @@ public final class SecretServiceStore: SecretStore {
 
     /// Seconds an operation may take, D-Bus calls included.
     let timeout: Double
+    /// Seconds to wait for a person to answer the provider's unlock dialog, or nil when no one is
+    /// there to answer (then only an unlock that needs no one succeeds).
+    let promptTimeout: Double?
+    /// A lock file that serializes vault's writers to the Secret Service, or nil for none.
+    /// Without it, two `set`s of one new name both find no item and both create one.
+    let writeLock: String?
+    /// For tests: runs between an update's attributes and its secret, given a function that
+    /// waits until the operation's deadline has fired.
+    let afterAttributes: ((_ waitForDeadline: () -> Void) -> Void)?
 
     /// Loads libsecret. Talks to no one yet: a missing bus or service shows on first use.
     ///
     /// - Parameter timeout: seconds each operation may take before it fails as `.unavailable`.
-    public convenience init(timeout: Double) throws(VaultError) {
-        try self.init(timeout: timeout, library: Self.defaultLibrary)
+    /// - Parameter writeLock: a lock file (created if needed) that writers and deleters hold, so
+    ///   that concurrent writers of one name leave one item.
+    /// - Parameter promptTimeout: seconds to wait for a person at the provider's unlock dialog;
+    ///   nil where no one can answer it.
+    public convenience init(timeout: Double, writeLock: String? = nil, promptTimeout: Double? = nil) throws(VaultError)
+    {
+        try self.init(
+            timeout: timeout, library: Self.defaultLibrary, writeLock: writeLock, promptTimeout: promptTimeout)
     }
 
     /// As ``init(timeout:)``, loading `library` instead of libsecret (for tests).
-    init(timeout: Double, library: String) throws(VaultError) {
+    init(
+        timeout: Double, library: String, writeLock: String? = nil, promptTimeout: Double? = nil,
+        afterAttributes: ((_ waitForDeadline: () -> Void) -> Void)? = nil
+    ) throws(VaultError) {
         guard timeout.isFinite, timeout > 0 else {
             throw VaultError(.usage, "the Secret Service time-out must be a positive number of seconds, not \(timeout)")
         }
@@ -38,6 +56,9 @@ public final class SecretServiceStore: SecretStore {
                 .unavailable, "cannot load libsecret for the Secret Service: \(String(cString: reason))")
         }
         self.timeout = timeout
+        self.afterAttributes = afterAttributes
+        self.writeLock = writeLock
+        self.promptTimeout = promptTimeout
     }
 
     /// Answers quickly whether the Secret Service can be used: throws `.unavailable` with the
@@ -48,26 +69,64 @@ public final class SecretServiceStore: SecretStore {
     }
 
     static func checkAvailable(timeout: Double, library: String) throws(VaultError) {
-        let store = try SecretServiceStore(timeout: timeout, library: library)
-        try store.perform("checking the Secret Service") { call throws(VaultError) in
-            let service = try call.service()
-            guard let collection = try call.defaultCollection(service) else {
-                throw VaultError(.unavailable, "the Secret Service has no default keyring (collection)")
-            }
-            if collection.isLocked {
-                throw VaultError(.cannotUnlock, "the default keyring is locked; unlock it (e.g. log in to the desktop)")
-            }
+        switch probe(timeout: timeout, library: library) {
+        case .usable: return
+        case .absent(let error), .unusable(let error): throw error
         }
+    }
+
+    /// Looks at the Secret Service once: usable, absent (nothing to talk to), or present but
+    /// unusable now (locked, too slow, no default keyring).
+    static func probe(timeout: Double, library: String = defaultLibrary) -> SecretServiceProbe {
+        let store: SecretServiceStore
+        do throws(VaultError) {
+            store = try SecretServiceStore(timeout: timeout, library: library)
+        } catch {
+            return error.code == .usage ? .unusable(error) : .absent(error)
+        }
+        let findings = Findings()
+        do throws(VaultError) {
+            try store.performUnlocking("checking the Secret Service", findings: findings) { call throws(VaultError) in
+                let service = try call.service()
+                guard let collection = try call.defaultCollection(service) else {
+                    throw VaultError(
+                        .unavailable,
+                        "the Secret Service has no default keyring (collection); create one in the provider, "
+                            + "or use --backend file")
+                }
+                if collection.isLocked {
+                    call.findings.lockedKeyring = true
+                    throw VaultError(
+                        .cannotUnlock, "the default keyring is locked; unlock it (e.g. log in to the desktop)")
+                }
+            }
+            return .usable
+        } catch {
+            return findings.absent ? .absent(error) : .unusable(error)
+        }
+    }
+
+    /// The program that owns the Secret Service's name on the bus, or nil if none can be named.
+    static func provider(timeout: Double, library: String = defaultLibrary) -> SecretServiceProvider? {
+        guard let store = try? SecretServiceStore(timeout: timeout, library: library) else { return nil }
+        let pid = try? store.perform("naming the Secret Service provider") { call throws(VaultError) -> UInt32 in
+            try call.connect()
+            var pid: UInt32 = 0
+            guard try call.check({ CVaultSecret_ProviderProcessID(call.deadline, &pid, &$0) }) else { return 0 }
+            return pid
+        }
+        guard let pid, pid > 0 else { return nil }
+        return SecretServiceProvider(pid: pid)
     }
 
     public var label: String { "secret-service" }
 
     public func read(_ name: SecretName) throws(VaultError) -> SecretRecord? {
-        try perform("reading '\(name)'") { call throws(VaultError) in
+        try performUnlocking("reading '\(name)'") { call throws(VaultError) in
             let service = try call.service()
             let items = try call.search(service, SecretServiceItems.query(name))
             guard let index = SecretServiceItems.preferred(items.map(\.candidate)) else {
-                if !items.isEmpty { throw Self.locked(name) }
+                if !items.isEmpty { throw call.lockedItems(service, name) }
                 try call.requireDefaultUnlocked(service, name)
                 return nil
             }
@@ -81,7 +140,9 @@ public final class SecretServiceStore: SecretStore {
 
     public func write(_ record: SecretRecord) throws(VaultError) {
         let name = record.name
-        try perform("writing '\(name)'") { call throws(VaultError) in
+        let lock = try lockForWriting()
+        defer { withExtendedLifetime(lock) {} }
+        try performUnlocking("writing '\(name)'") { call throws(VaultError) in
             let service = try call.service()
             let items = try call.search(service, SecretServiceItems.query(name))
             if let index = SecretServiceItems.preferred(items.map(\.candidate)) {
@@ -89,20 +150,25 @@ public final class SecretServiceStore: SecretStore {
                 let item = items[index]
                 let old = item.attributes
                 try call.setAttributes(of: item, SecretServiceItems.merging(record, into: old))
+                afterAttributes?(call.waitForDeadline)
                 do throws(VaultError) {
                     try call.setSecret(of: item, record.value)
                 } catch {
                     // Best effort to put the old metadata back; the caller needs the first error.
-                    _ = try? call.setAttributes(of: item, old)
+                    // Under a deadline of its own: when this one ran out, its cancellable would
+                    // fail the restore at once.
+                    _ = try? perform("restoring the metadata of '\(name)'") { restore throws(VaultError) in
+                        try restore.setAttributes(of: item, SecretServiceItems.restoring(old, over: record))
+                    }
                     throw error
                 }
                 return
             }
-            if !items.isEmpty { throw Self.locked(name) }
+            if !items.isEmpty { throw call.lockedItems(service, name) }
             guard let collection = try call.defaultCollection(service) else {
                 throw VaultError(.unavailable, "the Secret Service has no default keyring to store '\(name)' in")
             }
-            if collection.isLocked { throw Self.locked(name) }
+            if collection.isLocked { throw call.lockedItems(service, name) }
             try call.createItem(
                 in: collection, SecretServiceItems.attributes(for: record), label: SecretServiceItems.label(for: name),
                 value: record.value)
@@ -111,7 +177,9 @@ public final class SecretServiceStore: SecretStore {
 
     @discardableResult
     public func delete(_ name: SecretName) throws(VaultError) -> Bool {
-        try perform("deleting '\(name)'") { call throws(VaultError) in
+        let lock = try lockForWriting()
+        defer { withExtendedLifetime(lock) {} }
+        return try performUnlocking("deleting '\(name)'") { call throws(VaultError) in
             let service = try call.service()
             let items = try call.search(service, SecretServiceItems.query(name))
             if items.isEmpty {
@@ -119,7 +187,7 @@ public final class SecretServiceStore: SecretStore {
                 return false
             }
             // All or nothing: a locked duplicate would reappear after a partial delete.
-            if items.contains(where: \.isLocked) { throw Self.locked(name) }
+            if items.contains(where: \.isLocked) { throw call.lockedItems(service, name) }
             for item in items { try call.delete(item) }
             return true
         }
@@ -127,13 +195,18 @@ public final class SecretServiceStore: SecretStore {
 
     public func list(service: String?) throws(VaultError) -> [SecretEntry] {
         let what = service.map { "listing service '\($0)'" } ?? "listing all services"
-        return try perform(what) { call throws(VaultError) in
+        return try performUnlocking(what) { call throws(VaultError) in
             let proxy = try call.service()
-            let items = try call.search(proxy, SecretServiceItems.query(service: service))
-            if items.contains(where: \.isLocked) {
-                throw VaultError(.cannotUnlock, "a keyring holding secrets is locked; unlock it and retry")
+            let items: [Item]
+            if let service {
+                items = try call.search(proxy, SecretServiceItems.query(service: service))
+                if items.isEmpty { try call.requireDefaultUnlocked(proxy, nil) }
+            } else {
+                // Every item of every collection: KeePassXC answers a search without attributes
+                // with nothing, so a search cannot list everything.
+                items = try call.allItems()
             }
-            if items.isEmpty { try call.requireDefaultUnlocked(proxy, nil) }
+            if items.contains(where: \.isLocked) { throw call.lockedItems(proxy, nil) }
             var best: [SecretName: (entry: SecretEntry, candidate: SecretServiceItems.Candidate)] = [:]
             let now = Timestamp.now()
             for item in items {
@@ -151,18 +224,73 @@ public final class SecretServiceStore: SecretStore {
         }
     }
 
-    private static func locked(_ name: SecretName) -> VaultError {
-        VaultError(
-            .cannotUnlock, "the keyring holding '\(name)' is locked; unlock it (e.g. log in to the desktop) and retry")
+    /// Holds the write lock, if there is one, until the returned value is released.
+    private func lockForWriting() throws(VaultError) -> LockFile? {
+        guard let writeLock else { return nil }
+        try FileSystem.makeDirectories(FileSystem.directory(of: writeLock))
+        return try LockFile(path: writeLock)
     }
 
-    /// Runs one operation under one deadline of `timeout` seconds.
-    private func perform<T>(_ action: String, _ body: (Call) throws(VaultError) -> T) throws(VaultError) -> T {
+    /// Runs one operation; when it fails on a locked keyring, unlocks the keyring if that needs
+    /// no one (or, with a prompt time-out, someone answers the provider's dialog) and runs it
+    /// again; when the session's key exchange failed, runs it once more on a fresh session.
+    private func performUnlocking<T>(
+        _ action: String, findings: Findings = Findings(), _ body: (Call) throws(VaultError) -> T
+    ) throws(VaultError) -> T {
+        do {
+            return try perform(action, findings: findings, body)
+        } catch {
+            if findings.brokenSession {
+                CVaultSecret_SessionReset()
+            } else if !(findings.lockedKeyring && unlockDefaultKeyring(action)) {
+                throw error
+            }
+            findings.lockedKeyring = false
+            findings.brokenSession = false
+            return try perform(action, findings: findings, body)
+        }
+    }
+
+    /// Seconds to let an unlock prompt complete when no one is there to answer it: enough for a
+    /// provider that unlocks without asking (KWallet with its wallet open).
+    static let unattendedUnlock = 2.0
+
+    /// Unlocks the default keyring through the provider's prompt; whether it is unlocked now.
+    private func unlockDefaultKeyring(_ action: String) -> Bool {
+        let wait = promptTimeout ?? min(timeout, Self.unattendedUnlock)
+        let unlocked = try? perform("unlocking the keyring while \(action)", timeout: wait) {
+            call throws(VaultError) -> Bool in
+            let service = try call.service()
+            guard let collection = try call.defaultCollection(service) else { return false }
+            guard collection.isLocked else { return true }
+            // With no one to answer, ask only a provider that unlocks without a dialog: KWallet
+            // with the wallet already open (at login, by kwallet-pam). Other providers would
+            // show a dialog that no one answers.
+            if promptTimeout == nil {
+                var pid: UInt32 = 0
+                _ = try? call.check { CVaultSecret_ProviderProcessID(call.deadline, &pid, &$0) }
+                guard case .some(.kWallet(let daemon)) = SecretServiceProvider(pid: pid),
+                    try call.check({ CVaultSecret_KWalletIsOpen(collection.pointer, daemon, call.deadline, &$0) })
+                else { return false }
+            }
+            return try call.check {
+                CVaultSecret_CollectionUnlock(service.pointer, collection.pointer, call.deadline, &$0)
+            }
+        }
+        return unlocked == true
+    }
+
+    /// Runs one operation under one deadline of `timeout` seconds (or of `seconds`).
+    private func perform<T>(
+        _ action: String, findings: Findings = Findings(), timeout seconds: Double? = nil,
+        _ body: (Call) throws(VaultError) -> T
+    ) throws(VaultError) -> T {
+        let timeout = seconds ?? self.timeout
         guard let deadline = CVaultSecret_DeadlineStart(timeout) else {
             throw VaultError(.other, "cannot start the Secret Service timer (errno \(errno)) while \(action)")
         }
         defer { CVaultSecret_DeadlineFinish(deadline) }
-        return try body(Call(deadline: deadline, timeout: timeout, action: action))
+        return try body(Call(deadline: deadline, timeout: timeout, action: action, findings: findings))
     }
 }
 
@@ -171,6 +299,8 @@ private struct Call {
     let deadline: OpaquePointer
     let timeout: Double
     let action: String
+    /// Set when a failure says there is no Secret Service at all.
+    let findings: Findings
 
     /// Calls `body` with a GError slot; if it is filled, frees it and throws it as a VaultError.
     func check<T>(step: SecretServiceStep = .service, _ body: (inout OpaquePointer?) -> T) throws(VaultError) -> T {
@@ -178,20 +308,30 @@ private struct Call {
         let result = body(&error)
         guard let error else { return result }
         defer { CVaultSecret_ErrorFree(error) }
-        let glib = GLibError(
-            domain: String(cString: CVaultSecret_ErrorDomain(error)), code: CVaultSecret_ErrorCode(error),
-            message: String(cString: CVaultSecret_ErrorMessage(error)))
+        let glib = Self.glibError(error)
+        findings.absent = VaultError.isAbsence(glib, step: step)
+        findings.vanished = VaultError.isVanished(glib)
+        findings.brokenSession = VaultError.isBrokenSession(glib)
         throw VaultError.secretService(
             glib, step: step, action: action, timeout: timeout, timedOut: CVaultSecret_DeadlineExpired(deadline))
+    }
+
+    /// Blocks until this operation's deadline has fired (for tests).
+    func waitForDeadline() {
+        while !CVaultSecret_DeadlineExpired(deadline) { usleep(1_000) }
     }
 
     func failedSilently(_ what: String) -> VaultError {
         VaultError(.other, "the Secret Service failed without a reason while \(action) (\(what))")
     }
 
-    func service() throws(VaultError) -> Owned {
+    func connect() throws(VaultError) {
         let connected = try check(step: .bus) { CVaultSecret_SessionBusConnect(deadline, &$0) }
         guard connected else { throw failedSilently("connecting to the session bus") }
+    }
+
+    func service() throws(VaultError) -> Owned {
+        try connect()
         guard let service = try check({ CVaultSecret_ServiceGet(deadline, &$0) }) else {
             throw failedSilently("opening the service")
         }
@@ -202,10 +342,32 @@ private struct Call {
         try check { CVaultSecret_DefaultCollection(service.pointer, deadline, &$0) }.map(Collection.init)
     }
 
+    /// Why items are locked: their keyring is locked, or (when the default keyring is unlocked)
+    /// the provider wants the user to approve vault first, as KeePassXC does with its
+    /// "confirm access" setting.
+    func lockedItems(_ service: Owned, _ name: SecretName?) -> VaultError {
+        let what = name.map { "'\($0)'" } ?? "secrets"
+        let collection = try? defaultCollection(service)
+        findings.lockedKeyring = collection?.isLocked == true
+        if let collection, !collection.isLocked {
+            return VaultError(
+                .cannotUnlock,
+                "the Secret Service holds \(what) but has not allowed vault to read them: approve vault in the "
+                    + "provider (KeePassXC asks in a dialog; allow it there or in its Secret Service settings) and retry"
+            )
+        }
+        return VaultError(
+            .cannotUnlock,
+            "the keyring holding \(what) is locked and the provider asks a person to unlock it: unlock it (log in "
+                + "to the desktop, or unlock the database in KeePassXC), or run vault at a terminal on the desktop "
+                + "to answer the provider's dialog")
+    }
+
     /// An empty result means "absent" only if the default keyring is not locked: a locked
     /// keyring may hide the item.
     func requireDefaultUnlocked(_ service: Owned, _ name: SecretName?) throws(VaultError) {
         guard let collection = try defaultCollection(service), collection.isLocked else { return }
+        findings.lockedKeyring = true
         let what = name.map { "'\($0)'" } ?? "secrets"
         throw VaultError(.cannotUnlock, "the default keyring, which may hold \(what), is locked; unlock it and retry")
     }
@@ -237,14 +399,58 @@ private struct Call {
         }
     }
 
+    /// The items of every collection; a locked collection (whose items may be hidden) throws.
+    func allItems() throws(VaultError) -> [Item] {
+        // An item deleted while its collection is read fails the reading; the collections are
+        // read afresh each time, so trying again sees the change.
+        var attempt = 0
+        while true {
+            attempt += 1
+            do throws(VaultError) {
+                return try allItemsOnce()
+            } catch {
+                guard findings.vanished, attempt < Self.searchAttempts, !CVaultSecret_DeadlineExpired(deadline) else {
+                    throw error
+                }
+                findings.vanished = false
+            }
+        }
+    }
+
+    private func allItemsOnce() throws(VaultError) -> [Item] {
+        var count = 0
+        let array = try check { CVaultSecret_ServiceCollections(deadline, &count, &$0) }
+        guard let array else { return [] }
+        let collections = (0..<count).map { Collection(array[$0]) }
+        free(array)
+        var items: [Item] = []
+        for collection in collections {
+            if collection.isLocked {
+                findings.lockedKeyring = true
+                throw VaultError(.cannotUnlock, "a keyring holding secrets is locked; unlock it and retry")
+            }
+            var found = 0
+            let list = try check { CVaultSecret_CollectionItems(collection.pointer, deadline, &found, &$0) }
+            guard let list else { continue }
+            items += (0..<found).map { Item(list[$0]) }
+            free(list)
+        }
+        return items
+    }
+
     /// How often a search is repeated when its items vanish while it loads them.
     static let searchAttempts = 8
 
     /// Whether a D-Bus error says the object at a path no longer exists.
     static func isVanishedObject(_ error: OpaquePointer) -> Bool {
-        guard String(cString: CVaultSecret_ErrorDomain(error)) == GLibErrorCode.dbusDomain else { return false }
-        let code = CVaultSecret_ErrorCode(error)
-        return code == GLibErrorCode.dbusUnknownMethod || code == GLibErrorCode.dbusUnknownObject
+        VaultError.isVanished(glibError(error))
+    }
+
+    /// The GError's domain, code and message, copied.
+    static func glibError(_ error: OpaquePointer) -> GLibError {
+        GLibError(
+            domain: String(cString: CVaultSecret_ErrorDomain(error)), code: CVaultSecret_ErrorCode(error),
+            message: String(cString: CVaultSecret_ErrorMessage(error)))
     }
 
     func secret(of item: Item) throws(VaultError) -> [UInt8] {
@@ -288,6 +494,27 @@ private struct Call {
             throw failedSilently("deleting the item")
         }
     }
+}
+
+/// What ``SecretServiceStore/probe(timeout:library:)`` found.
+enum SecretServiceProbe: Sendable {
+    /// A provider answers and its default keyring is unlocked.
+    case usable
+    /// Nothing to talk to: libsecret does not load, no session bus, or nothing owns (or can
+    /// start) the Secret Service on it.
+    case absent(VaultError)
+    /// A provider is there but cannot be used now: locked, too slow, no default keyring.
+    case unusable(VaultError)
+}
+
+/// What an operation's failures said, for the caller to act on: the Secret Service is absent
+/// (`VaultError.isAbsence`), an object vanished under it (`VaultError.isVanished`), the keyring
+/// is locked (so unlocking may help), or the session's key exchange failed (a fresh one may work).
+private final class Findings {
+    var absent = false
+    var vanished = false
+    var lockedKeyring = false
+    var brokenSession = false
 }
 
 /// Owns one reference to a GObject (or other shim object) and drops it on deinit.

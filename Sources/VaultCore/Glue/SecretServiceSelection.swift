@@ -1,0 +1,81 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// When vault may talk to the Secret Service, and what `auto` makes of what it finds.
+extension StoreFactory {
+    /// Why vault must not reach for the session bus, or `nil` if there is one to reach.
+    ///
+    /// Without `DBUS_SESSION_BUS_ADDRESS`, GLib looks for `$XDG_RUNTIME_DIR/bus` (a socket of
+    /// this user) and, failing that and with `DISPLAY` set, starts `dbus-launch` with vault's
+    /// whole environment, unlock variables included. vault never starts a bus: every use of the
+    /// Secret Service (`auto`, `--backend`, `VAULT_FALLBACK`, `migrate`) first checks that GLib
+    /// would find one already running.
+    func sessionBusProblem() -> VaultError? {
+        if value("DBUS_SESSION_BUS_ADDRESS") != nil { return nil }
+        if let runtime = value("XDG_RUNTIME_DIR"), Self.isOwnSocket(runtime + "/bus") { return nil }
+        return VaultError(
+            .unavailable,
+            "no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set and there is no $XDG_RUNTIME_DIR/bus); "
+                + "vault never starts one: run it in your desktop session, or use --backend file")
+    }
+
+    /// What the Secret Service looks like now: the bus check, then one round trip.
+    func secretServiceProbe() -> SecretServiceProbe {
+        if let problem = sessionBusProblem() { return .absent(problem) }
+        do throws(VaultError) {
+            return SecretServiceStore.probe(timeout: try timeout())
+        } catch {
+            return .unusable(error)
+        }
+    }
+
+    /// The program providing the Secret Service, if one can be named (after the bus check).
+    func secretServiceProvider() -> SecretServiceProvider? {
+        guard sessionBusProblem() == nil, let timeout = try? timeout() else { return nil }
+        return SecretServiceStore.provider(timeout: timeout)
+    }
+
+    /// The store for `secret-service`, after the bus check.
+    func makeSecretServiceStore() throws(VaultError) -> SecretServiceStore {
+        let timeout = try timeout()  // a usage error comes first
+        if let problem = sessionBusProblem() { throw problem }
+        return try SecretServiceStore(
+            timeout: timeout, writeLock: secretServiceWriteLock(), promptTimeout: try promptTimeout())
+    }
+
+    /// The default of ``promptTimeout()``, in seconds.
+    public static let defaultPromptTimeout = 120.0
+
+    /// Seconds to wait for a person at the provider's unlock dialog when someone can answer it
+    /// (standard input and error are terminals, a display is set, `CI` is not):
+    /// `VAULT_PROMPT_TIMEOUT`, else ``defaultPromptTimeout``. Nil elsewhere: then vault only
+    /// unlocks what unlocks without asking anyone, and fails at once otherwise.
+    func promptTimeout() throws(VaultError) -> Double? {
+        guard isatty(0) == 1, isatty(2) == 1, value("CI") == nil,
+            value("DISPLAY") != nil || value("WAYLAND_DISPLAY") != nil
+        else { return nil }
+        guard let text = value("VAULT_PROMPT_TIMEOUT") else { return Self.defaultPromptTimeout }
+        guard let seconds = Double(text), seconds > 0, seconds <= 3600 else {
+            throw VaultError(.usage, "VAULT_PROMPT_TIMEOUT is '\(text)'; give seconds between 0 and 3600, e.g. 120")
+        }
+        return seconds
+    }
+
+    /// The lock file vault's Secret Service writers share: in `$XDG_RUNTIME_DIR`, else in the
+    /// user's cache folder; nil if neither is known.
+    func secretServiceWriteLock() -> String? {
+        let file = "/vault/secret-service.lock"
+        if let runtime = value("XDG_RUNTIME_DIR"), runtime.hasPrefix("/") { return runtime + file }
+        if let cache = value("XDG_CACHE_HOME"), cache.hasPrefix("/") { return cache + file }
+        if let home = value("HOME"), home.hasPrefix("/") { return home + "/.cache" + file }
+        return nil
+    }
+
+    /// What GLib accepts as the session bus at that path: a socket owned by this user.
+    private static func isOwnSocket(_ path: String) -> Bool {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return false }
+        return status.st_mode & S_IFMT == S_IFSOCK && status.st_uid == geteuid()
+    }
+}

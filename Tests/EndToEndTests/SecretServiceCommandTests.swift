@@ -1,0 +1,57 @@
+import Foundation
+import Testing
+import VaultTestSupport
+
+/// The CLI against the session's Secret Service (run under Tests/with-keyring.sh).
+@Suite("Secret Service commands")
+struct SecretServiceCommandTests {
+    @Test("10 parallel sets of one new name leave one item")
+    func parallelSetsLeaveOneItem() throws {
+        let keyring = try MigrateSecretServiceTests.Keyring()
+        defer { keyring.cleanUp() }
+        let children = try (0..<10).map { index in
+            try keyring.vault.start(
+                ["--backend", "secret-service", "set", "same"], stdin: Array("value \(index)".utf8))
+        }
+        var values: Set<[UInt8]> = []
+        for (index, child) in children.enumerated() {
+            let result = try #require(try child.wait(seconds: 120), "set \(index) did not finish")
+            result.expectSuccess()
+            values.insert(Array("value \(index)".utf8))
+        }
+        #expect(try keyring.itemCount() == 1)
+        let got = try keyring.vault.run(["--backend", "secret-service", "get", "same"])
+        got.expectSuccess()
+        #expect(values.contains(got.stdout))
+    }
+
+    @Test("doctor names the provider that owns the Secret Service")
+    func doctorNamesProvider() throws {
+        let keyring = try MigrateSecretServiceTests.Keyring()
+        defer { keyring.cleanUp() }
+        let expected =
+            ["keepassxc": "KeePassXC", "kwallet": "KWallet"][
+                ProcessInfo.processInfo.environment["VAULT_TEST_PROVIDER"] ?? ""] ?? "GNOME Keyring"
+        let report = try keyring.vault.run(["doctor"], unset: ["VAULT_FILE"])
+        report.expectSuccess()
+        #expect(report.stdoutText.contains("provider: \(expected)"), "\(report.stdoutText)")
+        #expect(report.stdoutText.contains("chosen: secret-service"), "\(report.stdoutText)")
+    }
+
+    @Test("KeePassXC waiting for vault's approval says so (exit 4), not that the keyring is locked")
+    func approvalIsNotLocked() throws {
+        let environment = ProcessInfo.processInfo.environment
+        guard environment["VAULT_TEST_PROVIDER"] == "keepassxc",
+            environment["VAULT_TEST_KEEPASSXC_CONFIRM_ACCESS"] == "true"
+        else {
+            try Test.cancel("runs under VAULT_TEST_KEEPASSXC_CONFIRM_ACCESS=true Tests/with-keepassxc.sh")
+        }
+        let keyring = try MigrateSecretServiceTests.Keyring()
+        defer { keyring.cleanUp() }
+        try keyring.vault.run(["--backend", "secret-service", "set", "token"], stdin: [1]).expectSuccess()
+        let got = try keyring.vault.run(["--backend", "secret-service", "get", "token"])
+        got.expectFailure(4, "approve vault")
+        #expect(!got.stderr.contains("is locked"), "\(got.stderr)")
+        try keyring.vault.run(["--backend", "secret-service", "ls"]).expectFailure(4, "approve vault")
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+import Testing
+import VaultTestSupport
+
+/// Unlocking without a person: a provider whose unlock prompt completes at once is unlocked by
+/// vault; one that needs a person is exit 4 at once, its prompt dismissed.
+///
+/// Each test runs a script inside a KWallet of its own (Tests/with-kwallet.sh, a private bus), so
+/// locking it disturbs no other test.
+@Suite("Secret Service: unlock without a person")
+struct SecretServiceUnlockTests {
+    @Test("a wallet opened at login (pamOpen) that reports itself locked is unlocked; a closed one is exit 4")
+    func kwalletOpenedAtLogin() throws {
+        try requireComponent(findExecutable("kwalletd5") == nil ? "kwalletd5 is not installed" : nil)
+        let root = try #require(packageRoot())
+        let script = """
+            set -u
+            vault() { timeout 60 "$VAULT_BINARY" --backend secret-service "$@"; }
+            printf abc | vault set a || exit 10
+            sh "$VAULT_TEST_PROVIDER_CONTROL" lock || exit 11
+            started=$(date +%s%N)
+            vault get a 2>"$OUT/closed.err"; echo "$?" >"$OUT/closed.status"
+            echo $(( ($(date +%s%N) - started) / 1000000 )) >"$OUT/closed.ms"
+            sh "$VAULT_TEST_PROVIDER_CONTROL" pam-open || exit 12
+            tries=0
+            until dbus-send --session --print-reply --dest=org.kde.kwalletd5 /modules/kwalletd5 \\
+                org.kde.KWallet.isOpen string:kdewallet | grep -q 'boolean true'; do
+                tries=$((tries + 1)); [ "$tries" -lt 100 ] || exit 13; sleep 0.1
+            done
+            vault get a >"$OUT/opened.out" 2>"$OUT/opened.err"; echo "$?" >"$OUT/opened.status"
+            """
+        let out = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(out) }
+        var environment = ProcessInfo.processInfo.environment
+        environment["VAULT_BINARY"] = VaultRunner.binary
+        environment["OUT"] = out.path
+        environment["VAULT_SERVICE"] = "vault-e2e-unlock"
+        environment.removeValue(forKey: "DISPLAY")
+        let result = try runTool(
+            "/bin/sh", [root.appendingPathComponent("Tests/with-kwallet.sh").path, "sh", "-c", script],
+            environment: environment)
+        try #require(result.status == 0, "the script failed (\(result.status)): \(result.stderr)")
+        func read(_ name: String) -> String {
+            ((try? String(contentsOf: out.appendingPathComponent(name), encoding: .utf8)) ?? "")
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        #expect(read("closed.status") == "4", "closed wallet: \(read("closed.err"))")
+        #expect(read("closed.err").contains("locked"), "\(read("closed.err"))")
+        #expect((Int(read("closed.ms")) ?? .max) < 5_000, "a closed wallet took \(read("closed.ms")) ms")
+        #expect(read("opened.status") == "0", "wallet opened at login: \(read("opened.err"))")
+        #expect(read("opened.out") == "abc")
+    }
+}
