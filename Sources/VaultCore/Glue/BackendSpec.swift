@@ -1,4 +1,4 @@
-/// A store named by the user: `file`, `file:PATH` or `secret-service`, in `vault migrate
+/// A store named by the user: `file`, `file:PATH`, `secret-service` or `openbao`, in `vault migrate
 /// --from/--to` and `VAULT_FALLBACK`. The form is `KIND[:ARGUMENT]`, so that kinds with
 /// arguments can be added.
 enum BackendSpec: Equatable {
@@ -6,6 +6,8 @@ enum BackendSpec: Equatable {
     case file(path: String?)
     /// The desktop keyring through the Secret Service.
     case secretService
+    /// The OpenBao (or HashiCorp Vault) KV v2 store named by `BAO_ADDR`.
+    case openbao
 
     /// Parses a spec; `origin` names where it came from, for the error message.
     init(parsing text: String, from origin: String) throws(VaultError) {
@@ -25,10 +27,12 @@ enum BackendSpec: Equatable {
             self = .file(path: String(path))
         case ("secret-service", nil):
             self = .secretService
-        case ("secret-service", _?):
-            throw VaultError(.usage, "\(origin) 'secret-service' takes no ':' argument")
+        case ("openbao", nil):
+            self = .openbao
+        case ("secret-service", _?), ("openbao", _?):
+            throw VaultError(.usage, "\(origin) '\(kind)' takes no ':' argument")
         default:
-            throw VaultError(.usage, "\(origin) is '\(text)'; use file, file:PATH or secret-service")
+            throw VaultError(.usage, "\(origin) is '\(text)'; use file, file:PATH, secret-service or openbao")
         }
     }
 }

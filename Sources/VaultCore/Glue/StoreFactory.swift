@@ -102,7 +102,12 @@ public struct StoreFactory {
     /// Builds the store for the resolved backend; with `VAULT_FALLBACK` set, a ``FallbackStore``
     /// that moves secrets from the store it names into that one as they are read.
     public func makeStore() throws(VaultError) -> any SecretStore {
-        let current: BackendSpec = try resolvedBackend() == .secretService ? .secretService : .file(path: nil)
+        let current: BackendSpec
+        switch try resolvedBackend() {
+        case .secretService: current = .secretService
+        case .openbao: current = .openbao
+        case .file, .auto: current = .file(path: nil)
+        }
         let store = try makeStore(current, keyPrefix: "VAULT_")
         guard let fallback = try fallbackStore(current: current) else { return store }
         return FallbackStore(primary: store, fallback: fallback)
@@ -270,6 +275,8 @@ extension StoreFactory {
         switch spec {
         case .secretService:
             return try SecretServiceStore(timeout: try timeout())
+        case .openbao:
+            return try makeOpenBaoStore()
         case .file(let named):
             let path = try filePath(named)
             return FileStore(path: path, keys: try fileKeys(prefix: keyPrefix, path: path))
@@ -280,6 +287,7 @@ extension StoreFactory {
     private func identity(of spec: BackendSpec) throws(VaultError) -> String {
         switch spec {
         case .secretService: return "secret-service"
+        case .openbao: return "openbao:" + (try openBaoSettings().addresses.joined(separator: ","))
         case .file(let named): return "file:" + FileSystem.canonicalPath(try filePath(named))
         }
     }
