@@ -139,6 +139,7 @@ struct OpenBaoCommandTests {
 
         let noAddress = try runner.run(["--backend", "openbao", "get", "x"], unset: ["BAO_ADDR"])
         noAddress.expectFailure(2, "BAO_ADDR")
+        try runner.run(["migrate", "--from", "openbao", "--to", "openbao"]).expectFailure(2, "the same store")
     }
 
     @Test("AppRole: many gets log in once, the login token is cached 0600 under XDG_RUNTIME_DIR")

@@ -102,12 +102,7 @@ public struct StoreFactory {
     /// Builds the store for the resolved backend; with `VAULT_FALLBACK` set, a ``FallbackStore``
     /// that moves secrets from the store it names into that one as they are read.
     public func makeStore() throws(VaultError) -> any SecretStore {
-        let current: BackendSpec
-        switch try resolvedBackend() {
-        case .secretService: current = .secretService
-        case .openbao: current = .openbao
-        case .file, .auto: current = .file(path: nil)
-        }
+        let current = BackendSpec(try resolvedBackend())
         let store = try makeStore(current, keyPrefix: "VAULT_")
         guard let fallback = try fallbackStore(current: current) else { return store }
         return FallbackStore(primary: store, fallback: fallback)
@@ -283,12 +278,14 @@ extension StoreFactory {
         }
     }
 
-    /// What tells two specs apart: the file's absolute path with symbolic links resolved.
-    private func identity(of spec: BackendSpec) throws(VaultError) -> String {
+    /// What tells two specs apart.
+    private func identity(of spec: BackendSpec) throws(VaultError) -> StoreIdentity {
         switch spec {
-        case .secretService: return "secret-service"
-        case .openbao: return "openbao:" + (try openBaoSettings().addresses.joined(separator: ","))
-        case .file(let named): return "file:" + FileSystem.canonicalPath(try filePath(named))
+        case .secretService: return .secretService
+        case .openbao:
+            let settings = try openBaoSettings()
+            return .openbao(addresses: Set(settings.addresses), mount: settings.mount)
+        case .file(let named): return .file(canonicalPath: FileSystem.canonicalPath(try filePath(named)))
         }
     }
 
