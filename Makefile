@@ -151,7 +151,7 @@ lint:
 # vault against secret-tool, python3 -m keyring, age and pass, on the same data, in one run
 # (Tests/Benchmarks/run.sh). Writes docs/benchmarks.md and docs/benchmarks.svg; raw hyperfine
 # exports go to bench-out/. Fails on a broken measurement, never on a missed speed target.
-bench: bench-deps build
+bench: bench-deps build test-venv
 	bash Tests/Benchmarks/run.sh "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/vault" bench-out docs/benchmarks.md
 
 clean:

@@ -46,7 +46,8 @@ struct CommandSpec: Sendable {
     /// The options every command accepts.
     static let globalOptions: [OptionSpec] = [
         OptionSpec(
-            "backend", value: "auto|file|secret-service", "where secrets are kept (default: VAULT_BACKEND, else auto)"),
+            "backend", value: "auto|file|secret-service|openbao",
+            "where secrets are kept (default: VAULT_BACKEND, else auto)"),
         OptionSpec("file", value: "PATH", "the vault file (default: VAULT_FILE, else $XDG_DATA_HOME/vault/vault.age)"),
         OptionSpec("service", value: "NAME", "the service names belong to (default: VAULT_SERVICE, else vault)"),
         OptionSpec("help", "show help for a command"),
@@ -87,6 +88,11 @@ struct Invocation {
 
     /// A vault for the resolved backend.
     func vault() throws(VaultError) -> Vault {
-        Vault(store: try factory.makeStore(), tokens: try factory.tokenSettings())
+        // A warning for the OpenBao backend only: reading the environment costs nothing, resolving
+        // `auto` (a D-Bus probe) is left to makeStore.
+        if let warning = factory.openBaoWarning(), try factory.requestedBackend() == .openbao {
+            StandardIO.error(warning)
+        }
+        return Vault(store: try factory.makeStore(), tokens: try factory.tokenSettings())
     }
 }

@@ -178,6 +178,9 @@ dbus-run-session -- sh "$root/Tests/with-keyring.sh" \
     bash "$here/secret-service.sh" "$vault" "$out" "$runs" "$warmup" \
     || fail "the Secret Service group failed"
 
+# --- OpenBao: a dev server on 127.0.0.1 (the bao binary of the test venv) ----------------------
+bash "$here/openbao.sh" "$vault" "$out" "$runs" "$warmup" || fail "the OpenBao group failed"
+
 cat /proc/loadavg >"$out/loadavg-end.txt"
 echo $(($(date +%s) - started)) >"$out/seconds.txt"
 "$python" "$here/report.py" "$out" "$vault" "$doc"

@@ -27,7 +27,7 @@ struct CommandLineTests {
             (["get", String(repeating: "a", count: 256)], "256 bytes long"),
             (["get", "tab\there"], "control character"),
             (["get", "new\nline"], "control character"),
-            (["--backend", "cloud", "get", "a"], "use auto, file or secret-service"),
+            (["--backend", "cloud", "get", "a"], "use auto, file, secret-service or openbao"),
             (["--backend"], "--backend needs a value"),
             (["ls", "extra"], "takes 0 operand"),
             (["ls", "--json=yes"], "takes no value"),

@@ -60,7 +60,7 @@ struct CompletionTests {
                 "--json", "--backend", "--file", "--service", "--help",
             ])
         #expect(try bash(["vault", "ls", "--e"], vault, script) == ["--expired"])
-        #expect(try bash(["vault", "--backend", ""], vault, script) == ["auto", "file", "secret-service"])
+        #expect(try bash(["vault", "--backend", ""], vault, script) == ["auto", "file", "secret-service", "openbao"])
         #expect(try bash(["vault", "export", "--format", "j"], vault, script) == ["json"])
         #expect(try bash(["vault", "completion", ""], vault, script) == ["bash", "zsh", "fish"])
         #expect(try bash(["vault", "help", "im"], vault, script) == ["import"])
@@ -112,7 +112,7 @@ struct CompletionTests {
         }
         #expect(try offered(["vault", ""]).contains("completion"))
         #expect(try offered(["vault", "get", ""]) == ["ci/npm-token", "github", "has space"])
-        #expect(try offered(["vault", "--backend", ""]) == ["auto", "file", "secret-service"])
+        #expect(try offered(["vault", "--backend", ""]) == ["auto", "file", "secret-service", "openbao"])
         #expect(
             try offered(["vault", "ls", "--"]) == [
                 "--json", "--long", "--expired", "--all", "--backend", "--file", "--service", "--help",
@@ -142,7 +142,7 @@ struct CompletionTests {
         #expect(try offered("vault ge") == ["get"])
         #expect(try offered("vault get ") == ["ci/npm-token", "github", "has space"])
         #expect(try offered("vault ls --l") == ["--long"])
-        #expect(try offered("vault --backend ") == ["auto", "file", "secret-service"])
+        #expect(try offered("vault --backend ") == ["auto", "file", "openbao", "secret-service"])
         #expect(try offered("vault exec --env ") == ["ci/npm-token", "github", "has space"])
         #expect(try offered("vault exec --all -- bas").contains("bash"))
         #expect(try offered("vault --service elsewhere get ").isEmpty)

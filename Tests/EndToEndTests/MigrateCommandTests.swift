@@ -196,7 +196,10 @@ struct MigrateCommandTests {
         let cases: [([String], String)] = [
             (["migrate", "--to", "file:x"], "needs --from BACKEND and --to BACKEND"),
             (["migrate", "--from", "file"], "needs --from BACKEND and --to BACKEND"),
-            (["migrate", "--from", "file", "--to", "cloud"], "--to is 'cloud'; use file, file:PATH or secret-service"),
+            (
+                ["migrate", "--from", "file", "--to", "cloud"],
+                "--to is 'cloud'; use file, file:PATH, secret-service or openbao"
+            ),
             (["migrate", "--from", "file:", "--to", "file:x"], "needs a path"),
             (["migrate", "--from", "secret-service:x", "--to", "file"], "takes no ':' argument"),
             (["migrate", "--from", "file", "--to", "file:\(files.source)"], "the same store"),

@@ -1,4 +1,4 @@
 // Fixtures for the real backends, kept apart so each backend's file stays its own.
 extension StoreFixture {
-    static var extra: [StoreFixture] { [fileWithIdentity, fileWithPassphrase, secretService] + fallback }
+    static var extra: [StoreFixture] { [fileWithIdentity, fileWithPassphrase, secretService, openbao] + fallback }
 }

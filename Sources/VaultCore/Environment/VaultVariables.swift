@@ -23,13 +23,35 @@ public enum VaultVariables {
     /// The destination's unlock variables for `migrate` and `rekey`, in the order they are looked up.
     public static let destinationUnlock = unlock.map { "VAULT_TO_" + $0.dropFirst("VAULT_".count) }
 
+    /// The names HashiCorp Vault's tools give the OpenBao variables, read when the `BAO_` one is unset.
+    static let openBaoAliases = [
+        "VAULT_ADDR", "VAULT_TOKEN", "VAULT_ROLE_ID", "VAULT_SECRET_ID", "VAULT_SECRET_ID_FILE", "VAULT_APPROLE_MOUNT",
+        "VAULT_KV_MOUNT", "VAULT_CACERT", "VAULT_SKIP_VERIFY",
+    ]
+
     /// Every variable, in the order the man page lists them.
     public static let all: [VaultVariable] =
         [
-            VaultVariable("VAULT_BACKEND", "auto, file or secret-service (default auto)"),
+            VaultVariable("VAULT_BACKEND", "auto, file, secret-service or openbao (default auto)"),
             VaultVariable("VAULT_FILE", "the vault file (also makes auto choose the file)"),
             VaultVariable("VAULT_SERVICE", "the service names belong to (default vault)"),
             VaultVariable("VAULT_TIMEOUT", "seconds to wait for the Secret Service (default 5)"),
+            VaultVariable("BAO_ADDR", "the OpenBao server, or several nodes separated by commas"),
+            VaultVariable("BAO_TOKEN", "the OpenBao token", keyMaterial: true),
+            VaultVariable("BAO_ROLE_ID", "the AppRole role for an OpenBao login"),
+            VaultVariable("BAO_SECRET_ID", "the AppRole secret for an OpenBao login", keyMaterial: true),
+            VaultVariable("BAO_SECRET_ID_FILE", "a file holding the AppRole secret", keyMaterial: true),
+            VaultVariable("BAO_APPROLE_MOUNT", "where AppRole is mounted (default approle)"),
+            VaultVariable("BAO_KV_MOUNT", "the OpenBao KV v2 mount (default secret)"),
+            VaultVariable("BAO_CACERT", "a CA certificate file for the OpenBao server"),
+            VaultVariable("BAO_SKIP_VERIFY", "turns TLS verification of the OpenBao server off (warned)"),
+        ]
+        + openBaoAliases.map { name in
+            VaultVariable(
+                name, "read when BAO_\(name.dropFirst("VAULT_".count)) is not set",
+                keyMaterial: ["VAULT_TOKEN", "VAULT_SECRET_ID", "VAULT_SECRET_ID_FILE"].contains(name))
+        }
+        + [
             VaultVariable(
                 "VAULT_PROMPT_TIMEOUT", "seconds to wait for a keyring's unlock or approval dialog (default 120)"),
             VaultVariable("VAULT_IDENTITY", "an age identity, AGE-SECRET-KEY-1...", keyMaterial: true),
@@ -45,7 +67,14 @@ public enum VaultVariables {
             VaultVariable("XDG_DATA_HOME", "where the default vault file lives"),
             VaultVariable("HOME", "where the default vault file lives without XDG_DATA_HOME"),
             VaultVariable("CI", "when set (not 0 or false), vault never asks on the terminal"),
+            VaultVariable("XDG_STATE_HOME", "where the recipients a vault file was written to are kept"),
+            VaultVariable("XDG_CACHE_HOME", "where the keyring write lock is kept without XDG_RUNTIME_DIR"),
             VaultVariable("DBUS_SESSION_BUS_ADDRESS", "the session bus of the Secret Service"),
+            VaultVariable("DISPLAY", "a display: a keyring may show its unlock dialog"),
+            VaultVariable("WAYLAND_DISPLAY", "a display: a keyring may show its unlock dialog"),
+            VaultVariable("HTTPS_PROXY", "the proxy for https requests (also https_proxy)"),
+            VaultVariable("ALL_PROXY", "the proxy for http and https requests (also all_proxy)"),
+            VaultVariable("NO_PROXY", "hosts reached without the proxy (also no_proxy)"),
             VaultVariable("XDG_RUNTIME_DIR", "where the session bus socket is looked for"),
             VaultVariable("NO_COLOR", "honoured trivially: vault never writes colour"),
             VaultVariable("PATH", "searched by exec for a command without a slash"),

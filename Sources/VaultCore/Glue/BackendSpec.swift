@@ -1,4 +1,4 @@
-/// A store named by the user: `file`, `file:PATH` or `secret-service`, in `vault migrate
+/// A store named by the user: `file`, `file:PATH`, `secret-service` or `openbao`, in `vault migrate
 /// --from/--to` and `VAULT_FALLBACK`. The form is `KIND[:ARGUMENT]`, so that kinds with
 /// arguments can be added.
 enum BackendSpec: Equatable {
@@ -6,6 +6,8 @@ enum BackendSpec: Equatable {
     case file(path: String?)
     /// The desktop keyring through the Secret Service.
     case secretService
+    /// The OpenBao (or HashiCorp Vault) KV v2 store named by `BAO_ADDR`.
+    case openbao
 
     /// Parses a spec; `origin` names where it came from, for the error message.
     init(parsing text: String, from origin: String) throws(VaultError) {
@@ -17,18 +19,46 @@ enum BackendSpec: Equatable {
         } else {
             (kind, argument) = (Substring(text), nil)
         }
-        switch (kind, argument) {
-        case ("file", nil):
+        let named = BackendKind(rawValue: String(kind))
+        switch (named, argument) {
+        case (.file, nil):
             self = .file(path: nil)
-        case ("file", let path?):
+        case (.file, let path?):
             guard !path.isEmpty else { throw VaultError(.usage, "\(origin) 'file:' needs a path after the colon") }
             self = .file(path: String(path))
-        case ("secret-service", nil):
-            self = .secretService
-        case ("secret-service", _?):
-            throw VaultError(.usage, "\(origin) 'secret-service' takes no ':' argument")
+        case (let named?, nil) where named != .auto:
+            self.init(named)
+        case (let named?, _?) where named != .auto:
+            throw VaultError(.usage, "\(origin) '\(kind)' takes no ':' argument")
         default:
-            throw VaultError(.usage, "\(origin) is '\(text)'; use file, file:PATH or secret-service")
+            throw VaultError(.usage, "\(origin) is '\(text)'; use file, file:PATH, secret-service or openbao")
+        }
+    }
+
+    /// The store of a resolved backend kind (the usual file for `file`; `auto` is resolved first).
+    init(_ kind: BackendKind) {
+        switch kind {
+        case .secretService: self = .secretService
+        case .openbao: self = .openbao
+        case .file, .auto: self = .file(path: nil)
+        }
+    }
+}
+
+/// What tells two stores apart, for refusing to migrate or fall back from a store to itself.
+enum StoreIdentity: Equatable {
+    /// A vault file: its absolute path with symbolic links resolved.
+    case file(canonicalPath: String)
+    case secretService
+    /// An OpenBao mount on a cluster (any of its addresses names it).
+    case openbao(addresses: Set<String>, mount: String)
+
+    static func == (lhs: StoreIdentity, rhs: StoreIdentity) -> Bool {
+        switch (lhs, rhs) {
+        case (.file(let a), .file(let b)): a == b
+        case (.secretService, .secretService): true
+        case (.openbao(let a, let mountA), .openbao(let b, let mountB)): mountA == mountB && !a.isDisjoint(with: b)
+        default: false
         }
     }
 }

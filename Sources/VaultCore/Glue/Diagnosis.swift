@@ -52,6 +52,7 @@ public struct Diagnosis {
             if let note = provider.note { secretService.detail += " (\(note))" }
         }
         backends = [file, secretService]
+        if let openbao = Self.openbao(factory) { backends.append(openbao) }
 
         let requested = try factory.requestedBackend()
         chosen = try factory.resolvedBackend(probe: probe)
@@ -71,6 +72,18 @@ public struct Diagnosis {
             reason =
                 factory.options.backend != nil
                 ? "--backend \(requested.rawValue)" : "VAULT_BACKEND=\(requested.rawValue)"
+        }
+    }
+
+    /// The OpenBao backend, when it is chosen or BAO_ADDR/VAULT_ADDR names a server.
+    private static func openbao(_ factory: StoreFactory) -> Backend? {
+        let named = ["BAO_ADDR", "VAULT_ADDR"].contains { factory.environment[$0]?.isEmpty == false }
+        guard named || (try? factory.requestedBackend()) == .openbao else { return nil }
+        do throws(VaultError) {
+            let (usable, detail) = try factory.makeOpenBaoStore().diagnose()
+            return Backend(kind: .openbao, usable: usable, detail: detail)
+        } catch {
+            return Backend(kind: .openbao, usable: false, detail: error.message)
         }
     }
 

@@ -16,11 +16,12 @@ public enum BackendKind: String, Sendable, CaseIterable {
     case auto
     case file
     case secretService = "secret-service"
+    case openbao
 
-    /// Parses `auto`, `file` or `secret-service`.
+    /// Parses `auto`, `file`, `secret-service` or `openbao`.
     public init(parsing text: String, from origin: String) throws(VaultError) {
         guard let kind = BackendKind(rawValue: text) else {
-            throw VaultError(.usage, "\(origin) is '\(text)'; use auto, file or secret-service")
+            throw VaultError(.usage, "\(origin) is '\(text)'; use auto, file, secret-service or openbao")
         }
         self = kind
     }

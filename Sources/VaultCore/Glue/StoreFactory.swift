@@ -99,7 +99,7 @@ public struct StoreFactory {
     /// Builds the store for the resolved backend; with `VAULT_FALLBACK` set, a ``FallbackStore``
     /// that moves secrets from the store it names into that one as they are read.
     public func makeStore() throws(VaultError) -> any SecretStore {
-        let current: BackendSpec = try resolvedBackend() == .secretService ? .secretService : .file(path: nil)
+        let current = BackendSpec(try resolvedBackend())
         let store = try makeStore(current, keyPrefix: "VAULT_")
         guard let fallback = try fallbackStore(current: current) else { return store }
         return FallbackStore(primary: store, fallback: fallback)
@@ -261,17 +261,22 @@ extension StoreFactory {
         switch spec {
         case .secretService:
             return try makeSecretServiceStore()
+        case .openbao:
+            return try makeOpenBaoStore()
         case .file(let named):
             let path = try filePath(named)
             return FileStore(path: path, keys: try fileKeys(prefix: keyPrefix, path: path), trust: headerTrust())
         }
     }
 
-    /// What tells two specs apart: the file's absolute path with symbolic links resolved.
-    private func identity(of spec: BackendSpec) throws(VaultError) -> String {
+    /// What tells two specs apart.
+    private func identity(of spec: BackendSpec) throws(VaultError) -> StoreIdentity {
         switch spec {
-        case .secretService: return "secret-service"
-        case .file(let named): return "file:" + FileSystem.canonicalPath(try filePath(named))
+        case .secretService: return .secretService
+        case .openbao:
+            let settings = try openBaoSettings()
+            return .openbao(addresses: Set(settings.addresses), mount: settings.mount)
+        case .file(let named): return .file(canonicalPath: FileSystem.canonicalPath(try filePath(named)))
         }
     }
 

@@ -1,4 +1,3 @@
-import VaultAge
 import VaultCore
 
 extension CommandSpec {
@@ -16,11 +15,12 @@ extension CommandSpec {
         options: RecipientOptions.specs(passphrase: "encrypt to a passphrase"),
         run: { (invocation) throws(VaultError) in
             _ = try invocation.operands(0...0)
-            guard try invocation.factory.resolvedBackend() != .secretService else {
+            guard try invocation.factory.resolvedBackend() == .file else {
                 throw VaultError(.usage, "'vault init' creates a vault file; use --backend file")
             }
             let store = try invocation.factory.makeFileStore()
-            let recipients = try RecipientOptions.resolve(invocation, prefix: "VAULT_", path: store.path)
+            let recipients = try invocation.factory.recipientsForNewFile(
+                try RecipientOptions.choice(invocation), prefix: "VAULT_", path: store.path)
             try store.create(recipients: recipients)
             StandardIO.error("created \(store.path)")
             return ExitStatus.success
@@ -45,7 +45,7 @@ extension CommandSpec {
         options: RecipientOptions.specs(passphrase: "encrypt to a new passphrase"),
         run: { (invocation) throws(VaultError) in
             _ = try invocation.operands(0...0)
-            guard try invocation.factory.resolvedBackend() != .secretService else {
+            guard try invocation.factory.resolvedBackend() == .file else {
                 throw VaultError(
                     .usage,
                     "'vault rekey' re-encrypts a vault file; the Secret Service has its own keys (use --backend file)")
@@ -54,7 +54,8 @@ extension CommandSpec {
             guard store.exists else { throw VaultError(.notFound, "no vault file at \(store.path)") }
             // Open it with the current key before asking for a new one.
             _ = try store.list(service: nil)
-            let recipients = try RecipientOptions.resolve(invocation, prefix: "VAULT_TO_", path: store.path)
+            let recipients = try invocation.factory.recipientsForNewFile(
+                try RecipientOptions.choice(invocation), prefix: "VAULT_TO_", path: store.path)
             try store.rekey(to: recipients)
             StandardIO.error("rekeyed \(store.path); the previous key no longer opens it")
             return ExitStatus.success
@@ -72,26 +73,15 @@ enum RecipientOptions {
         ]
     }
 
-    static func resolve(_ invocation: Invocation, prefix: String, path: String) throws(VaultError) -> [AgeRecipient] {
+    /// The options' choice; the age policy behind it is the library's (``NewFileKeys``).
+    static func choice(_ invocation: Invocation) throws(VaultError) -> NewFileKeys {
         let keys = invocation.all("recipient")
         let files = invocation.all("recipients-file")
         let passphrase = invocation.flag("passphrase")
         if passphrase, !keys.isEmpty || !files.isEmpty {
             throw VaultError(.usage, "give --passphrase or recipients, not both (age allows no mix)")
         }
-        if passphrase {
-            let material = try invocation.factory.fileKeys(prefix: prefix, path: path)
-            let recipients = try material.recipientsForNewFile()
-            guard recipients.allSatisfy({ if case .scrypt = $0 { true } else { false } }) else {
-                throw VaultError(
-                    .usage,
-                    "--passphrase needs \(prefix)PASSPHRASE, \(prefix)PASSPHRASE_FILE or a terminal, not an identity")
-            }
-            return recipients
-        }
-        if keys.isEmpty, files.isEmpty {
-            return try invocation.factory.fileKeys(prefix: prefix, path: path).recipientsForNewFile()
-        }
-        return try invocation.factory.recipients(publicKeys: keys, files: files)
+        if passphrase { return .passphrase }
+        return keys.isEmpty && files.isEmpty ? .automatic : .recipients(publicKeys: keys, files: files)
     }
 }

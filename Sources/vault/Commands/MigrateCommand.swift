@@ -7,7 +7,8 @@ extension CommandSpec {
         details: """
             Moves the secrets of the current service (--service, VAULT_SERVICE, else vault), or of every
             service with --all, from the --from backend to the --to backend. BACKEND is file (the vault
-            file of --file or VAULT_FILE), file:PATH, or secret-service. --backend is not used.
+            file of --file or VAULT_FILE), file:PATH, secret-service, or openbao (BAO_ADDR). --backend is not
+            used.
             Each secret is written to the destination, read back and compared (value and metadata), and
             only then deleted from the source. One the destination already holds with the same value and
             expiry is skipped, and still deleted from the source. One it holds with a different value or
@@ -24,8 +25,9 @@ extension CommandSpec {
             Lazy migration instead: set VAULT_FALLBACK=BACKEND, and each secret moves when it is read.
             """,
         options: [
-            OptionSpec("from", value: "BACKEND", "where the secrets are now: file, file:PATH or secret-service"),
-            OptionSpec("to", value: "BACKEND", "where they go: file, file:PATH or secret-service"),
+            OptionSpec(
+                "from", value: "BACKEND", "where the secrets are now: file, file:PATH, secret-service or openbao"),
+            OptionSpec("to", value: "BACKEND", "where they go: file, file:PATH, secret-service or openbao"),
             OptionSpec("dry-run", "print what would happen to each secret and change nothing"),
             OptionSpec("keep-source", "copy only: leave every secret in the source as well"),
             OptionSpec("overwrite", "replace secrets the destination holds with a different value"),

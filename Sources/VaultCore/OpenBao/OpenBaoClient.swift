@@ -1,0 +1,221 @@
+/// Talks to an OpenBao or HashiCorp Vault cluster over its HTTP API (`/v1/...`), HA-aware.
+///
+/// - Every request carries the token in `X-Vault-Token`; the token comes from
+///   ``OpenBaoCredentials`` (an AppRole login is made once and cached).
+/// - A node that cannot be connected to is skipped for the next address; a node that is
+///   sealed or a standby without an active node is skipped too.
+/// - A 307/308 redirect (a standby pointing at the active node) is followed only to one of the
+///   configured addresses, so the token never goes to a host the user did not name.
+/// - One deadline (`VAULT_TIMEOUT`) bounds everything one store operation does.
+/// - Messages name the server and never the token or a request body.
+final class OpenBaoClient {
+    let settings: OpenBaoSettings
+    private let http: HTTPClient
+    private var token: String?
+    /// Whether `token` came from the AppRole cache (a refusal then means: log in again).
+    private var tokenFromCache = false
+    /// The node that answered last: tried first next time.
+    private var preferred = 0
+
+    init(settings: OpenBaoSettings) {
+        self.settings = settings
+        self.http = HTTPClient(settings.http)
+    }
+
+    /// The servers, for messages: `https://a:8200` or `https://a:8200, https://b:8200`.
+    var serverList: String { settings.addresses.joined(separator: ", ") }
+
+    /// An answer from the server: its status and its JSON body (nil when empty).
+    struct Answer {
+        var status: Int
+        var json: JSONValue?
+        var server: String
+
+        /// The server's `errors` texts, joined.
+        var errors: String {
+            guard case .array(let items)? = json?["errors"] else { return "" }
+            return items.compactMap(\.string).joined(separator: "; ")
+        }
+    }
+
+    /// A deadline for one store operation.
+    func deadline() -> HTTPDeadline { HTTPDeadline(seconds: settings.timeout) }
+
+    /// Sends an authenticated request for `path` (below `/v1/`, already percent-encoded) and
+    /// returns the answer. 403 and sealed answers become errors; other statuses are returned.
+    func send(
+        _ method: String, _ path: String, body: JSONValue? = nil, contentType: String = "application/json",
+        deadline: HTTPDeadline
+    ) throws(VaultError) -> Answer {
+        let token = try currentToken(deadline: deadline)
+        let answer = try sendToCluster(
+            method, path, body: body, contentType: contentType, token: token, deadline: deadline)
+        guard answer.status == 403 else { return answer }
+        if tokenFromCache, case .appRole(_, _, _, let cacheFile?) = settings.credentials {
+            // The cached login token was revoked or its policies changed: log in once more.
+            OpenBaoTokenCache(path: cacheFile).remove()
+            self.token = nil
+            let fresh = try currentToken(deadline: deadline)
+            let retried = try sendToCluster(
+                method, path, body: body, contentType: contentType, token: fresh, deadline: deadline)
+            guard retried.status == 403 else { return retried }
+            throw permissionDenied(retried)
+        }
+        throw permissionDenied(answer)
+    }
+
+    private func permissionDenied(_ answer: Answer) -> VaultError {
+        VaultError(
+            .cannotUnlock,
+            "\(answer.server) refused the token from \(credentialOrigin) (permission denied); check the token and its policy (docs/openbao.md)"
+        )
+    }
+
+    private var credentialOrigin: String {
+        switch settings.credentials {
+        case .token(_, let origin): origin
+        case .appRole(_, _, let mount, _): "the AppRole login at auth/\(mount)"
+        }
+    }
+
+    // MARK: Token
+
+    private func currentToken(deadline: HTTPDeadline) throws(VaultError) -> String {
+        if let token { return token }
+        switch settings.credentials {
+        case .token(let value, _):
+            token = value
+            return value
+        case .appRole(let roleID, let secretID, let mount, let cacheFile):
+            if let cacheFile, let cached = OpenBaoTokenCache(path: cacheFile).load() {
+                token = cached
+                tokenFromCache = true
+                return cached
+            }
+            let login = try appRoleLogin(roleID: roleID, secretID: secretID, mount: mount, deadline: deadline)
+            if let cacheFile { OpenBaoTokenCache(path: cacheFile).store(login.token, expires: login.expires) }
+            token = login.token
+            tokenFromCache = false
+            return login.token
+        }
+    }
+
+    private func appRoleLogin(
+        roleID: String, secretID: OpenBaoSecretID, mount: String, deadline: HTTPDeadline
+    ) throws(VaultError) -> (token: String, expires: Timestamp) {
+        let secret: String
+        switch secretID {
+        case .value(let value): secret = value
+        case .file(let path):
+            var bytes = try FileSystem.readPrivate(path, what: "AppRole secret ID file (BAO_SECRET_ID_FILE)")
+            while let last = bytes.last, last == 0x0A || last == 0x0D || last == 0x20 { bytes.removeLast() }
+            secret = String(decoding: bytes, as: UTF8.self)
+        }
+        let body = JSONValue.object(strings: [("role_id", roleID), ("secret_id", secret)])
+        let path =
+            "auth/" + mount.split(separator: "/").map { HTTPForm.pathSegment(String($0)) }.joined(separator: "/")
+            + "/login"
+        let answer = try sendToCluster(
+            "POST", path, body: body, contentType: "application/json", token: nil, deadline: deadline)
+        guard answer.status == 200, let auth = answer.json?["auth"], let token = auth["client_token"]?.string,
+            !token.isEmpty
+        else {
+            if answer.status == 400 || answer.status == 403 {
+                throw VaultError(
+                    .cannotUnlock,
+                    "\(answer.server) refused the AppRole login at auth/\(mount) (BAO_ROLE_ID, BAO_SECRET_ID): \(answer.errors)"
+                )
+            }
+            throw unexpected(answer, doing: "the AppRole login at auth/\(mount)")
+        }
+        let lease = Int64(auth["lease_duration"]?.integer ?? 0)
+        // A lease of 0 means the token does not expire: keep it for a day at most.
+        let expires = Timestamp.now().adding(seconds: lease > 0 ? lease : 86_400)
+        return (token, expires)
+    }
+
+    // MARK: The cluster
+
+    private func sendToCluster(
+        _ method: String, _ path: String, body: JSONValue?, contentType: String, token: String?,
+        deadline: HTTPDeadline
+    ) throws(VaultError) -> Answer {
+        var headers: [(name: String, value: String)] = []
+        if let token { headers.append(("X-Vault-Token", token)) }
+        if body != nil { headers.append(("Content-Type", contentType)) }
+        let bodyBytes = body?.encoded()
+        let count = settings.addresses.count
+        var failures: [String] = []
+        var lastAnswer: Answer?
+        for step in 0..<count {
+            let index = (preferred + step) % count
+            var url = settings.addresses[index] + "/v1/" + path
+            var redirects = 0
+            while true {
+                let request = HTTPRequest(method: method, url: url, headers: headers, body: bodyBytes)
+                let response: HTTPResponse
+                do {
+                    response = try http.send(request, deadline: deadline)
+                } catch {
+                    // Only a connection that never carried the request may go to another node: a
+                    // write that timed out or broke may have been applied.
+                    guard error.isConnectionFailure, !deadline.hasPassed else {
+                        throw VaultError(.unavailable, "\(error.vaultError.message); check BAO_ADDR and the server")
+                    }
+                    failures.append(error.reason)
+                    break
+                }
+                if response.status == 307 || response.status == 308, let location = response.header("Location") {
+                    redirects += 1
+                    guard redirects <= 3, let target = knownTarget(location, from: url) else {
+                        throw VaultError(
+                            .unavailable,
+                            "\(response.server) redirected to \(HTTPURL.origin(of: location)), which is not in BAO_ADDR; add the active node's address to BAO_ADDR"
+                        )
+                    }
+                    url = target
+                    continue
+                }
+                let json = response.body.isEmpty ? nil : try? response.json()
+                let answer = Answer(status: response.status, json: json, server: response.server)
+                if response.status == 503 || (response.status >= 500 && answer.errors.lowercased().contains("sealed")) {
+                    // Sealed, or a standby that knows no active node (an election): try the next node.
+                    lastAnswer = answer
+                    failures.append(
+                        "\(response.server): \(answer.errors.isEmpty ? "HTTP \(response.status)" : answer.errors)")
+                    break
+                }
+                preferred = index
+                return answer
+            }
+        }
+        if let lastAnswer {
+            if lastAnswer.errors.lowercased().contains("sealed") {
+                throw VaultError(
+                    .unavailable, "\(lastAnswer.server) is sealed; unseal it (bao operator unseal) or use another node")
+            }
+            throw VaultError(
+                .unavailable,
+                "no active node answered (\(failures.joined(separator: "; "))); try again when the cluster has elected one"
+            )
+        }
+        throw VaultError(
+            .unavailable,
+            "cannot reach \(serverList) (\(failures.joined(separator: "; "))); check BAO_ADDR and that the server is running"
+        )
+    }
+
+    /// The redirect's absolute URL if it points at a configured node, else nil.
+    private func knownTarget(_ location: String, from url: String) -> String? {
+        let absolute = location.hasPrefix("/") ? HTTPURL.origin(of: url) + location : location
+        let origin = HTTPURL.origin(of: absolute).lowercased()
+        let known = settings.addresses.contains { HTTPURL.origin(of: $0).lowercased() == origin }
+        return known ? absolute : nil
+    }
+
+    /// An error for an answer the operation did not expect.
+    func unexpected(_ answer: Answer, doing what: String) -> VaultError {
+        let detail = answer.errors.isEmpty ? "" : ": \(answer.errors)"
+        return VaultError(.unavailable, "\(answer.server) answered HTTP \(answer.status) to \(what)\(detail)")
+    }
+}

@@ -1,0 +1,196 @@
+import FoundationEssentials
+
+/// Secrets in a KV v2 mount of OpenBao or HashiCorp Vault (docs/openbao.md).
+///
+/// A secret is `<mount>/data/vault/<service>/<name>` (``OpenBaoPath``). Its data holds `value`
+/// (UTF-8 text without NUL) or `value_base64` (any other bytes); `custom_metadata` holds
+/// `vault_created`, `vault_updated`, `vault_version` and `vault_expires`. Writes use check-and-set, so two writers never
+/// lose an update silently. `delete` removes the metadata and every version.
+public final class OpenBaoStore: SecretStore {
+    let client: OpenBaoClient
+    /// Runs between a write's version check and the write itself: tests make a competing
+    /// writer there.
+    var beforeWrite: (() -> Void)?
+
+    init(settings: OpenBaoSettings) {
+        client = OpenBaoClient(settings: settings)
+    }
+
+    public var label: String { "openbao \(client.serverList)" }
+
+    private var mount: String {
+        client.settings.mount.split(separator: "/").map { HTTPForm.pathSegment(String($0)) }.joined(separator: "/")
+    }
+
+    private func url(_ kind: String, _ path: String) -> String {
+        mount + "/" + kind + "/"
+            + path.split(separator: "/", omittingEmptySubsequences: false)
+            .map { HTTPForm.pathSegment(String($0)) }.joined(separator: "/")
+    }
+
+    // MARK: SecretStore
+
+    public func read(_ name: SecretName) throws(VaultError) -> SecretRecord? {
+        let answer = try client.send("GET", url("data", OpenBaoPath.path(of: name)), deadline: client.deadline())
+        if answer.status == 404 { return nil }
+        guard answer.status == 200, let data = answer.json?["data"] else {
+            throw client.unexpected(answer, doing: "reading \(name)")
+        }
+        let times = Self.times(
+            custom: data["metadata"]?["custom_metadata"], version: data["metadata"]?["version"]?.integer ?? 0,
+            versionCreated: data["metadata"]?["created_time"])
+        let value: [UInt8]
+        if let text = data["data"]?["value"]?.stringBytes {
+            value = text
+        } else if let encoded = data["data"]?["value_base64"]?.string {
+            guard let decoded = Data(base64Encoded: encoded) else {
+                throw VaultError(.damaged, "\(name) on \(answer.server) has a value_base64 that is not base64")
+            }
+            value = [UInt8](decoded)
+        } else {
+            throw VaultError(
+                .damaged,
+                "\(name) on \(answer.server) has neither 'value' nor 'value_base64'; write it with a value field")
+        }
+        return SecretRecord(name: name, value: value, metadata: times)
+    }
+
+    public func write(_ record: SecretRecord) throws(VaultError) {
+        let path = OpenBaoPath.path(of: record.name)
+        let deadline = client.deadline()
+        let current = try metadata(path, deadline: deadline)
+        beforeWrite?()
+        var data: [(key: String, value: JSONValue)] = []
+        if !record.value.contains(0), String(validating: record.value, as: UTF8.self) != nil {
+            data.append(("value", .string(record.value)))
+        } else {
+            data.append(("value_base64", .string(Array(Data(record.value).base64EncodedString().utf8))))
+        }
+        let body = JSONValue.object([
+            ("options", .object([("cas", .number(String(current?.version ?? 0)))])), ("data", .object(data)),
+        ])
+        let written = try client.send("POST", url("data", path), body: body, deadline: deadline)
+        if written.status == 400, written.errors.contains("check-and-set") {
+            throw VaultError(
+                .conflict,
+                "\(record.name) changed on \(written.server) while it was being written; run the command again")
+        }
+        guard written.isSuccess, let version = written.json?["data"]?["version"]?.integer else {
+            throw client.unexpected(written, doing: "writing \(record.name)")
+        }
+        // vault's own times and the expiry, tied to the version written: a later version written
+        // by another tool reads with the server's time as its update time.
+        let stamp = { (time: Timestamp) in JSONValue.string(Array(time.rfc3339.utf8)) }
+        let custom = JSONValue.object([
+            ("vault_created", stamp(record.metadata.created)),
+            ("vault_updated", stamp(record.metadata.updated)),
+            ("vault_version", .string(Array(String(version).utf8))),
+            ("vault_expires", record.metadata.expires.map(stamp) ?? .null),
+        ])
+        let patched = try client.send(
+            "PATCH", url("metadata", path), body: .object([("custom_metadata", custom)]),
+            contentType: "application/merge-patch+json", deadline: deadline)
+        guard patched.isSuccess else {
+            throw client.unexpected(patched, doing: "writing the metadata of \(record.name)")
+        }
+    }
+
+    /// A secret's times: vault's own (custom metadata) when vault wrote the current version, else
+    /// the server's; the expiry whoever wrote the version.
+    static func times(custom: JSONValue?, version: Int, versionCreated: JSONValue?) -> SecretMetadata {
+        let time = { (value: JSONValue?) in value?.string.flatMap { Timestamp(rfc3339: $0) } }
+        let serverTime = time(versionCreated) ?? .now()
+        let ours = custom?["vault_version"]?.string == String(version)
+        let updated = ours ? time(custom?["vault_updated"]) ?? serverTime : serverTime
+        return SecretMetadata(
+            created: time(custom?["vault_created"]) ?? updated, updated: updated,
+            expires: time(custom?["vault_expires"]))
+    }
+
+    @discardableResult
+    public func delete(_ name: SecretName) throws(VaultError) -> Bool {
+        let path = OpenBaoPath.path(of: name)
+        let deadline = client.deadline()
+        guard let current = try metadata(path, deadline: deadline) else { return false }
+        let answer = try client.send("DELETE", url("metadata", path), deadline: deadline)
+        guard answer.isSuccess else { throw client.unexpected(answer, doing: "deleting \(name)") }
+        return !current.deleted
+    }
+
+    public func list(service: String?) throws(VaultError) -> [SecretEntry] {
+        let deadline = client.deadline()
+        var services: [String]
+        if let service {
+            services = [service]
+        } else {
+            services = try keys(OpenBaoPath.root, deadline: deadline).filter { $0.hasSuffix("/") }
+                .compactMap { OpenBaoPath.service(segment: String($0.dropLast())) }
+        }
+        var entries: [SecretEntry] = []
+        for service in services {
+            let folder = OpenBaoPath.folder(service: service)
+            for key in try secretKeys(folder, deadline: deadline) {
+                guard let name = OpenBaoPath.name(service: service, key: key),
+                    let meta = try metadata(folder + "/" + key, deadline: deadline), !meta.deleted
+                else { continue }
+                entries.append(SecretEntry(name: name, metadata: meta.times))
+            }
+        }
+        return entries.sorted { $0.name < $1.name }
+    }
+
+    // MARK: Metadata and listing
+
+    /// What the metadata endpoint says about a secret.
+    struct Metadata {
+        var version: Int
+        var times: SecretMetadata
+        /// Whether the current version is deleted or destroyed (`bao kv delete`): vault treats
+        /// the secret as absent.
+        var deleted: Bool
+    }
+
+    func metadata(_ path: String, deadline: HTTPDeadline) throws(VaultError) -> Metadata? {
+        let answer = try client.send("GET", url("metadata", path), deadline: deadline)
+        if answer.status == 404 { return nil }
+        guard answer.status == 200, let data = answer.json?["data"] else {
+            throw client.unexpected(answer, doing: "reading the metadata of \(path)")
+        }
+        let version = data["current_version"]?.integer ?? 0
+        let current = data["versions"]?[String(version)]
+        let deletion = current?["deletion_time"]?.string ?? ""
+        let destroyed = current?["destroyed"]?.bool ?? false
+        return Metadata(
+            version: version,
+            times: Self.times(
+                custom: data["custom_metadata"], version: version, versionCreated: current?["created_time"]),
+            deleted: !deletion.isEmpty || destroyed || version == 0)
+    }
+
+    /// The keys of a folder (`LIST <mount>/metadata/<folder>/`): names, and folders ending in `/`.
+    private func keys(_ folder: String, deadline: HTTPDeadline) throws(VaultError) -> [String] {
+        let answer = try client.send("GET", url("metadata", folder) + "/?list=true", deadline: deadline)
+        if answer.status == 404 { return [] }
+        guard answer.status == 200, case .array(let items)? = answer.json?["data"]?["keys"] else {
+            throw client.unexpected(answer, doing: "listing \(folder)")
+        }
+        return items.compactMap(\.string)
+    }
+
+    /// Every secret below a folder, recursively, as paths relative to it.
+    private func secretKeys(_ folder: String, deadline: HTTPDeadline) throws(VaultError) -> [String] {
+        var found: [String] = []
+        for key in try keys(folder, deadline: deadline) {
+            if key.hasSuffix("/") {
+                found += try secretKeys(folder + "/" + key.dropLast(), deadline: deadline).map { key + $0 }
+            } else {
+                found.append(key)
+            }
+        }
+        return found
+    }
+}
+
+extension OpenBaoClient.Answer {
+    var isSuccess: Bool { (200..<300).contains(status) }
+}
