@@ -33,5 +33,12 @@ package enum JSONString {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// `utf8`, UTF-8 text, as the bytes of a quoted JSON string.
+    package static func quoted(_ utf8: some Sequence<UInt8>) -> [UInt8] {
+        var out: [UInt8] = []
+        append(utf8, to: &out)
+        return out
+    }
+
     private static let hexDigits = Array("0123456789abcdef".utf8)
 }

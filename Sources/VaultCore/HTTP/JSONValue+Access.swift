@@ -34,7 +34,7 @@ extension JSONValue {
     }
 
     /// Compact JSON text (no spaces). Strings are written byte for byte with the escapes of
-    /// ``SecretsJSON/string(_:)``.
+    /// ``JSONString/append(_:to:)``.
     func encoded() -> [UInt8] {
         var out: [UInt8] = []
         append(to: &out)
@@ -46,7 +46,7 @@ extension JSONValue {
         case .null: out += "null".utf8
         case .bool(let value): out += (value ? "true" : "false").utf8
         case .number(let text): out += text.utf8
-        case .string(let bytes): out += SecretsJSON.string(bytes)
+        case .string(let bytes): out += JSONString.quoted(bytes)
         case .array(let elements):
             out.append(UInt8(ascii: "["))
             for (index, element) in elements.enumerated() {
@@ -58,7 +58,7 @@ extension JSONValue {
             out.append(UInt8(ascii: "{"))
             for (index, member) in members.enumerated() {
                 if index > 0 { out.append(UInt8(ascii: ",")) }
-                out += SecretsJSON.string(Array(member.key.utf8))
+                out += JSONString.quoted(Array(member.key.utf8))
                 out.append(UInt8(ascii: ":"))
                 member.value.append(to: &out)
             }

@@ -80,23 +80,23 @@ extension TokenCompanion {
         var fields: [(String, [UInt8])] = []
         switch source {
         case .oauth(let client):
-            fields.append(("kind", SecretsJSON.string(Array("oauth".utf8))))
-            fields.append(("token_url", SecretsJSON.string(Array(client.tokenURL.utf8))))
-            fields.append(("client_id", SecretsJSON.string(Array(client.clientID.utf8))))
+            fields.append(("kind", JSONString.quoted(Array("oauth".utf8))))
+            fields.append(("token_url", JSONString.quoted(Array(client.tokenURL.utf8))))
+            fields.append(("client_id", JSONString.quoted(Array(client.clientID.utf8))))
             if let name = client.clientSecretName {
-                fields.append(("client_secret_name", SecretsJSON.string(Array(name.utf8))))
+                fields.append(("client_secret_name", JSONString.quoted(Array(name.utf8))))
             }
-            if let scope = client.scope { fields.append(("scope", SecretsJSON.string(Array(scope.utf8)))) }
-            if let refreshToken { fields.append(("refresh_token", SecretsJSON.string(refreshToken))) }
+            if let scope = client.scope { fields.append(("scope", JSONString.quoted(Array(scope.utf8)))) }
+            if let refreshToken { fields.append(("refresh_token", JSONString.quoted(refreshToken))) }
         case .command(let command):
-            fields.append(("kind", SecretsJSON.string(Array("command".utf8))))
-            fields.append(("command", SecretsJSON.string(Array(command.utf8))))
+            fields.append(("kind", JSONString.quoted(Array("command".utf8))))
+            fields.append(("command", JSONString.quoted(Array(command.utf8))))
         }
         if let lifetime { fields.append(("lifetime", Array(String(lifetime).utf8))) }
         var out: [UInt8] = [UInt8(ascii: "{")]
         for (index, field) in fields.enumerated() {
             if index > 0 { out.append(UInt8(ascii: ",")) }
-            out += SecretsJSON.string(Array(field.0.utf8))
+            out += JSONString.quoted(Array(field.0.utf8))
             out.append(UInt8(ascii: ":"))
             out += field.1
         }
