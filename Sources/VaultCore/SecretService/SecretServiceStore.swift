@@ -157,7 +157,7 @@ public final class SecretServiceStore: SecretStore {
     }
 
     /// Runs one operation under one deadline of `timeout` seconds.
-    private func perform<T>(_ action: String, _ body: (Call) throws(VaultError) -> T) throws(VaultError) -> T {
+    func perform<T>(_ action: String, _ body: (Call) throws(VaultError) -> T) throws(VaultError) -> T {
         guard let deadline = CVaultSecret_DeadlineStart(timeout) else {
             throw VaultError(.other, "cannot start the Secret Service timer (errno \(errno)) while \(action)")
         }
@@ -167,7 +167,7 @@ public final class SecretServiceStore: SecretStore {
 }
 
 /// One operation's calls into the shim, all under the operation's deadline.
-private struct Call {
+struct Call {
     let deadline: OpaquePointer
     let timeout: Double
     let action: String
@@ -198,8 +198,8 @@ private struct Call {
         return Owned(service, release: CVaultSecret_ServiceUnref)
     }
 
-    func defaultCollection(_ service: Owned) throws(VaultError) -> Collection? {
-        try check { CVaultSecret_DefaultCollection(service.pointer, deadline, &$0) }.map(Collection.init)
+    func defaultCollection(_ service: Owned) throws(VaultError) -> KeyringCollection? {
+        try check { CVaultSecret_DefaultCollection(service.pointer, deadline, &$0) }.map(KeyringCollection.init)
     }
 
     /// An empty result means "absent" only if the default keyring is not locked: a locked
@@ -272,7 +272,7 @@ private struct Call {
     }
 
     func createItem(
-        in collection: Collection, _ attributes: [String: String], label: String, value: [UInt8]
+        in collection: KeyringCollection, _ attributes: [String: String], label: String, value: [UInt8]
     ) throws(VaultError) {
         let table = Attributes(attributes)
         let secret = try Value(value)
@@ -291,7 +291,7 @@ private struct Call {
 }
 
 /// Owns one reference to a GObject (or other shim object) and drops it on deinit.
-private final class Owned {
+final class Owned {
     let pointer: OpaquePointer
     private let release: (OpaquePointer?) -> Void
 
@@ -304,7 +304,7 @@ private final class Owned {
 }
 
 /// A SecretCollection.
-private final class Collection {
+final class KeyringCollection {
     let pointer: OpaquePointer
     init(_ pointer: OpaquePointer) { self.pointer = pointer }
     deinit { CVaultSecret_CollectionUnref(pointer) }
@@ -312,7 +312,7 @@ private final class Collection {
 }
 
 /// A SecretItem found by a search, with what its proxy already knows.
-private final class Item {
+final class Item {
     let pointer: OpaquePointer
     init(_ pointer: OpaquePointer) { self.pointer = pointer }
     deinit { CVaultSecret_ItemUnref(pointer) }
@@ -331,7 +331,7 @@ private final class Item {
 }
 
 /// A GHashTable of attributes.
-private final class Attributes {
+final class Attributes {
     let pointer: OpaquePointer
 
     init(_ dictionary: [String: String]) {
@@ -358,7 +358,7 @@ private final class Attributes {
 }
 
 /// A SecretValue holding a copy of the bytes, wiped when released.
-private final class Value {
+final class Value {
     let pointer: OpaquePointer
 
     init(_ bytes: [UInt8]) throws(VaultError) {

@@ -1,0 +1,47 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The files `vault inject` and `vault exec --env-file` read and write.
+public enum ReferenceFiles {
+    /// The largest template or env file read, in bytes.
+    public static let inputLimit = 64 << 20
+
+    /// Reads a whole input file; a missing one is a usage error naming `what` and the path.
+    public static func read(_ path: String, what: String) throws(VaultError) -> [UInt8] {
+        guard let bytes = try FileSystem.read(path, limit: inputLimit) else {
+            throw VaultError(.usage, "the \(what) \(path) does not exist")
+        }
+        return bytes
+    }
+
+    /// Writes `bytes` to `path` as a file only its owner can read (0600), atomically: a
+    /// temporary file with a unique name in the same directory, flushed, then renamed over
+    /// `path`. On any failure the temporary file is removed and `path` is left as it was.
+    public static func writePrivate(_ path: String, _ bytes: [UInt8]) throws(VaultError) {
+        let directory = FileSystem.directory(of: path)
+        var template = Array("\(directory)/.\(FileSystem.baseName(of: path)).XXXXXX".utf8CString)
+        // mkstemp creates the file with O_EXCL and mode 0600 before anything is written to it.
+        let fd = try syscall("create a temporary file in \(directory)") {
+            template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        }
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        let temporary = String(cString: template)
+        var renamed = false
+        defer { if !renamed { unlink(temporary) } }
+        do {
+            defer { close(fd) }
+            var offset = 0
+            while offset < bytes.count {
+                let n = try syscall("write \(temporary)") {
+                    bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
+                }
+                offset += n
+            }
+            try syscall("flush \(temporary) to disk") { fsync(fd) }
+        }
+        try syscall("replace \(path)") { rename(temporary, path) }
+        renamed = true
+        try FileSystem.syncDirectory(directory)
+    }
+}
