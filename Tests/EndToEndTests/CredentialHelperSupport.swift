@@ -8,6 +8,13 @@ struct FixtureFailure: Error, CustomStringConvertible {
 }
 
 extension VaultRunner {
+    /// A scripted runner (file backend, its own identity) with the helpers installed.
+    static func withHelpers() throws -> VaultRunner {
+        var vault = try VaultRunner.scripted()
+        try vault.installHelpers()
+        return vault
+    }
+
     /// Puts `git-credential-vault` and `docker-credential-vault` (links to the binary under test, as
     /// `make install` makes them) first on PATH, and keeps git away from the machine's settings.
     mutating func installHelpers() throws {

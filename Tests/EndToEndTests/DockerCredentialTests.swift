@@ -49,15 +49,9 @@ enum LoopbackRegistry {
 /// daemon for `login`).
 @Suite("docker credential helper, end to end")
 struct DockerCredentialTests {
-    func runner() throws -> VaultRunner {
-        var vault = try VaultRunner.scripted()
-        try vault.installHelpers()
-        return vault
-    }
-
     @Test("store, get, list, erase, version; the server URL with or without a scheme")
     func protocolOperations() throws {
-        let vault = try runner()
+        let vault = try VaultRunner.withHelpers()
         defer { vault.cleanUp() }
         let helper = "docker-credential-vault"
         let missing = try vault.helper(helper, ["get"], stdin: "registry.example.com\n")
@@ -94,7 +88,7 @@ struct DockerCredentialTests {
     func skopeo() throws {
         try requireComponent(findExecutable("skopeo") == nil ? "skopeo is not installed" : nil)
         let registry = try LoopbackRegistry.shared.get()
-        let vault = try runner()
+        let vault = try VaultRunner.withHelpers()
         defer { vault.cleanUp() }
         let authFile = vault.path("auth.json")
         try Data(#"{"credHelpers": {"\#(registry)": "vault"}}"#.utf8).write(to: URL(fileURLWithPath: authFile))

@@ -6,15 +6,9 @@ import VaultTestSupport
 /// smart HTTP with Basic auth, and the protocol's details (expiry, refresh tokens, unknown keys).
 @Suite("git credential helper, end to end")
 struct GitCredentialTests {
-    func runner() throws -> VaultRunner {
-        var vault = try VaultRunner.scripted()
-        try vault.installHelpers()
-        return vault
-    }
-
     @Test("approve stores under service git, fill reads it back, reject erases it")
     func approveFillReject() throws {
-        let vault = try runner()
+        let vault = try VaultRunner.withHelpers()
         defer { vault.cleanUp() }
         let helper = ["-c", "credential.helper=vault"]
         let approve = try vault.git(
@@ -45,7 +39,7 @@ struct GitCredentialTests {
 
     @Test("the protocol: expiry maps to vault's, refresh tokens kept, unknown keys ignored")
     func protocolDetails() throws {
-        let vault = try runner()
+        let vault = try VaultRunner.withHelpers()
         defer { vault.cleanUp() }
         let future = Int(Date().timeIntervalSince1970) + 3600
         let store = try vault.helper(
@@ -89,7 +83,7 @@ struct GitCredentialTests {
     @Test("git clone over HTTP with Basic auth takes the password from vault; a refused one is erased")
     func cloneOverHTTP() throws {
         let server = try GitHTTPServer.shared.get()
-        let vault = try runner()
+        let vault = try VaultRunner.withHelpers()
         defer { vault.cleanUp() }
         let name = "http://\(GitHTTPServer.user)@127.0.0.1:\(server.port)"
         try vault.run(["--service", "git", "set", name], stdin: Array(GitHTTPServer.password.utf8)).expectSuccess()

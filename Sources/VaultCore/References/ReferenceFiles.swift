@@ -26,22 +26,6 @@ public enum ReferenceFiles {
             template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         }
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-        let temporary = String(cString: template)
-        var renamed = false
-        defer { if !renamed { unlink(temporary) } }
-        do {
-            defer { close(fd) }
-            var offset = 0
-            while offset < bytes.count {
-                let n = try syscall("write \(temporary)") {
-                    bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
-                }
-                offset += n
-            }
-            try syscall("flush \(temporary) to disk") { fsync(fd) }
-        }
-        try syscall("replace \(path)") { rename(temporary, path) }
-        renamed = true
-        try FileSystem.syncDirectory(directory)
+        try FileSystem.replace(path, withTemporary: String(cString: template), fd: fd, bytes)
     }
 }

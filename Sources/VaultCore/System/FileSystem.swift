@@ -135,23 +135,7 @@ enum FileSystem {
         let fd = try syscall("create \(temporary)") {
             open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
         }
-        var renamed = false
-        defer { if !renamed { unlink(temporary) } }
-        do {
-            defer { close(fd) }
-            try syscall("set the mode of \(temporary)") { fchmod(fd, 0o600) }
-            var offset = 0
-            while offset < bytes.count {
-                let n = try syscall("write \(temporary)") {
-                    bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
-                }
-                offset += n
-            }
-            try syscall("flush \(temporary) to disk") { fsync(fd) }
-        }
-        try syscall("replace \(path)") { rename(temporary, path) }
-        renamed = true
-        try syncDirectory(dir)
+        try replace(path, withTemporary: temporary, fd: fd, bytes)
     }
 
     /// Flushes a directory's entries (a rename) to disk.
