@@ -80,6 +80,11 @@ struct DockerCredentialTests {
         let erased = try vault.helper(helper, ["erase"], stdin: "registry.example.com\n")
         #expect(erased.status != 0)
         #expect(erased.stdoutText == "credentials not found in native keychain\n")
+        let help = try vault.helper(helper, ["--help"])
+        #expect(help.status == 0)
+        #expect(help.stdoutText.hasPrefix("usage: docker-credential-vault "))
+        let gitHelp = try vault.helper("git-credential-vault", ["--help"])
+        #expect(gitHelp.stdoutText.hasPrefix("usage: git-credential-vault "))
         let version = try vault.helper(helper, ["version"])
         #expect(version.stdoutText.hasPrefix("docker-credential-vault (vault) "))
     }

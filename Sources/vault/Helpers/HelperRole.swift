@@ -18,9 +18,36 @@ enum HelperRole {
 
     /// Runs the helper with its arguments and returns the exit status.
     func run(arguments: [String], environment: [String: String]) -> Int32 {
+        if arguments.contains("--help") || arguments.contains("-h") {
+            StandardIO.print(help)
+            return ExitStatus.success
+        }
         switch self {
         case .git: return GitCredentialHelper.run(arguments: arguments, environment: environment)
         case .docker: return DockerCredentialHelper.run(arguments: arguments, environment: environment)
+        }
+    }
+
+    var help: String {
+        switch self {
+        case .git:
+            return """
+                \(GitCredentialHelper.usage)
+
+                git's credential helper (gitcredentials(7)): git config --global credential.helper vault
+                Credentials are the secrets PROTOCOL://USER@HOST[/PATH] of the service git (on the Secret
+                Service, git-credential-libsecret's items). See CREDENTIAL HELPERS in 'man vault'.
+
+                """
+        case .docker:
+            return """
+                \(DockerCredentialHelper.usage)
+
+                The docker-credential-helpers protocol: "credsStore": "vault" or "credHelpers" in the auth file.
+                Credentials are the secrets docker://USER@SERVER of the service docker. A missing one answers
+                'credentials not found in native keychain' and exits 1. See CREDENTIAL HELPERS in 'man vault'.
+
+                """
         }
     }
 
