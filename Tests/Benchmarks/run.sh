@@ -178,6 +178,10 @@ dbus-run-session -- sh "$root/Tests/with-keyring.sh" \
     bash "$here/secret-service.sh" "$vault" "$out" "$runs" "$warmup" \
     || fail "the Secret Service group failed"
 
+# The binary as `make install` installs it (stripped): the size users download and load.
+strip -o "$work/vault-stripped" "$vault" || fail "strip $vault"
+stat -c %s "$work/vault-stripped" >"$out/size-stripped.txt"
+stat -c %s "$vault" >"$out/size-unstripped.txt"
 cat /proc/loadavg >"$out/loadavg-end.txt"
 echo $(($(date +%s) - started)) >"$out/seconds.txt"
 "$python" "$here/report.py" "$out" "$vault" "$doc"
