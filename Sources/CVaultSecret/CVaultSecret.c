@@ -35,6 +35,12 @@ static char *copy_reason(const char *prefix, const char *reason) {
 }
 
 char *_Nullable CVaultSecret_Load(const char *_Nonnull soname) {
+    // A name with a '/' that is not absolute is opened relative to the current directory, where
+    // anyone may have put a library: only a bare soname (searched in the system's directories;
+    // the binary has no run path) or an absolute path is loaded.
+    if (strchr(soname, '/') != NULL && soname[0] != '/') {
+        return copy_reason(soname, ": a relative path; give a bare soname or an absolute path");
+    }
     pthread_mutex_lock(&load_lock);
     char *reason = NULL;
     // Every call opens the library, so a name that does not load reports its own reason

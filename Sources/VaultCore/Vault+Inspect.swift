@@ -14,11 +14,14 @@ public struct SecretInfo: Hashable, Sendable {
     /// The value's length in bytes.
     public var size: Int
     public var state: ExpiryState
+    /// How vault refreshes it, if it is a living token.
+    public var token: TokenSummary?
 
-    public init(entry: SecretEntry, size: Int, state: ExpiryState) {
+    public init(entry: SecretEntry, size: Int, state: ExpiryState, token: TokenSummary? = nil) {
         self.entry = entry
         self.size = size
         self.state = state
+        self.token = token
     }
 }
 
@@ -42,7 +45,9 @@ extension Vault {
     public func info(_ name: SecretName) throws(VaultError) -> SecretInfo {
         var record = try get(name, allowExpired: true)
         defer { wipe(&record.value) }
-        return SecretInfo(entry: record.entry, size: record.value.count, state: expiryState(of: record.metadata))
+        return SecretInfo(
+            entry: record.entry, size: record.value.count, state: expiryState(of: record.metadata),
+            token: try companion(of: name)?.summary)
     }
 
     /// Every secret of one service with its value, sorted by name, expired ones included

@@ -6,29 +6,39 @@ public final class Vault {
     /// The store secrets are kept in.
     public let store: any SecretStore
     let now: () -> Timestamp
+    /// How living tokens are refreshed; `nil` reads them as plain secrets.
+    let tokens: TokenSettings?
 
     /// The largest value `set` accepts, in bytes (1 MiB).
     public static let maximumValueSize = 1 << 20
 
-    public init(store: any SecretStore, now: @escaping () -> Timestamp = Timestamp.now) {
+    public init(store: any SecretStore, now: @escaping () -> Timestamp = Timestamp.now, tokens: TokenSettings? = nil) {
         self.store = store
         self.now = now
+        self.tokens = tokens
     }
 
     /// Stores a value, keeping the creation time of a secret that already exists.
     public func set(_ name: SecretName, value: [UInt8], expires: Timestamp? = nil) throws(VaultError) {
         try Self.checkSize(value.count)
+        try Self.checkNotCompanion(name)
         let time = now()
-        let created = try store.read(name)?.metadata.created ?? time
+        let existing = try store.read(name)?.metadata
+        let created = existing?.created ?? time
         try store.write(
             SecretRecord(
                 name: name, value: value, metadata: SecretMetadata(created: created, updated: time, expires: expires)))
+        // Only a living token has a companion, and every living token expires.
+        if existing?.expires != nil, let companion = try? TokenCompanion.name(for: name) { try store.delete(companion) }
     }
 
     /// Returns a secret; throws `.notFound` if there is none and `.expired` if it has expired
-    /// (unless `allowExpired`).
+    /// (unless `allowExpired`). A living token that is due is refreshed first (see
+    /// ``refreshedIfDue(_:)``); `allowExpired` returns what is stored without refreshing.
     public func get(_ name: SecretName, allowExpired: Bool = false) throws(VaultError) -> SecretRecord {
         guard let record = try store.read(name) else { throw VaultError.notFound(name) }
+        // A token just issued is current even if its lifetime is 0 (expires_in: 0).
+        if !allowExpired, let refreshed = try refreshedIfDue(record) { return refreshed }
         if !allowExpired, let expires = record.metadata.expires, expires <= now() {
             throw VaultError(
                 .expired, "'\(name.account)' expired at \(expires.rfc3339); set a new value, or use --allow-expired")
@@ -38,12 +48,18 @@ public final class Vault {
 
     /// Deletes a secret; throws `.notFound` if there is none.
     public func remove(_ name: SecretName) throws(VaultError) {
+        // The companion goes first: a crash in between leaves a plain secret, never a companion
+        // that a later secret of the same name would inherit.
+        if !TokenCompanion.isCompanion(name), let companion = try? TokenCompanion.name(for: name) {
+            try store.delete(companion)
+        }
         guard try store.delete(name) else { throw VaultError.notFound(name) }
     }
 
-    /// Lists one service's secrets (every service's when `service` is nil), sorted.
+    /// Lists one service's secrets (every service's when `service` is nil), sorted, without the
+    /// companions of living tokens.
     public func list(service: String?) throws(VaultError) -> [SecretEntry] {
-        try store.list(service: service)
+        try store.list(service: service).filter { !TokenCompanion.isCompanion($0.name) }
     }
 
     /// Checks a value's size against ``maximumValueSize``.

@@ -25,13 +25,29 @@ func tokenize(_ arguments: [String]) throws(VaultError) -> (tokens: [Token], ter
             tokens.append(.option("help", inlineValue: nil))
         } else if argument.count == 2, argument.hasPrefix("-"), let long = CommandSpec.longName(of: argument.last!) {
             tokens.append(.option(long, inlineValue: nil))
-        } else if argument.hasPrefix("-"), argument.count > 1 {
-            throw VaultError(.usage, "unknown option '\(argument)'; options are spelled --name (see 'vault help')")
+        } else if argument.hasPrefix("-"), argument.utf8.count > 1 {
+            throw VaultError(
+                .usage,
+                "unknown option \(shown(argument, position: index + 1)); options are spelled --name (see 'vault help')")
         } else {
             tokens.append(.positional(argument))
         }
     }
     return (tokens, nil)
+}
+
+/// A word of the command line as an error shows it: quoted when it is shaped like a command or an
+/// option (ASCII lower-case letters, digits and '-', at most 32 bytes), else by its position
+/// only, so that a value or a token typed in the wrong place never reaches a log.
+func shown(_ word: some StringProtocol, position: Int?, quoted: Bool = true) -> String {
+    let shaped =
+        (1...32).contains(word.utf8.count)
+        && word.utf8.allSatisfy { byte in
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "-")
+        }
+    guard shaped else { return position.map { "(argument \($0))" } ?? "(not shown)" }
+    return quoted ? "'\(word)'" : String(word)
 }
 
 /// A command line with its meaning: global options, the command, its options and operands.
@@ -70,7 +86,8 @@ func parseCommandLine(_ arguments: [String]) throws(VaultError) -> ParsedCommand
         case .positional(let word):
             if parsed.command == nil {
                 guard let spec = CommandSpec.named(word) else {
-                    throw VaultError(.usage, "unknown command '\(word)'; run 'vault help' for the list")
+                    throw VaultError(
+                        .usage, "unknown command \(shown(word, position: index + 1)); run 'vault help' for the list")
                 }
                 parsed.command = spec
             } else {
@@ -89,7 +106,9 @@ func parseCommandLine(_ arguments: [String]) throws(VaultError) -> ParsedCommand
                 guard let spec = parsed.command, let option = spec.options.first(where: { $0.name == name }) else {
                     let scope = parsed.command.map { "'vault \($0.name)'" } ?? "vault"
                     throw VaultError(
-                        .usage, "unknown option --\(name) for \(scope); see 'vault help \(parsed.command?.name ?? "")'")
+                        .usage,
+                        "unknown option \(shown("--" + name, position: index + 1, quoted: false)) for \(scope); "
+                            + "see 'vault help \(parsed.command?.name ?? "")'")
                 }
                 if parsed.values[name] != nil, !option.repeatable {
                     throw VaultError(.usage, "--\(name) is given twice")

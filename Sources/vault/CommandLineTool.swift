@@ -27,8 +27,8 @@ enum CommandLineTool {
             let environment = environment()
             let factory = StoreFactory(
                 options: parsed.global, environment: environment,
-                prompt: Terminal.passphrasePrompt(environment: environment))
-            return try command.run(Invocation(commandLine: parsed, factory: factory, environment: environment))
+                prompt: Terminal.passphrasePrompt(allowed: !VaultVariables.forbidsPrompts(environment)))
+            return try command.run(Invocation(commandLine: parsed, factory: factory))
         } catch {
             StandardIO.error(error.message)
             return ExitStatus.of(error.code)

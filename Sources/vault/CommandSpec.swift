@@ -51,8 +51,7 @@ struct CommandSpec: Sendable {
     /// Every command, in the order `vault help` lists them.
     static let all: [CommandSpec] = [
         .set, .get, .rm, .ls, .show, .exec, .inject, .importSecrets, .exportSecrets, .initialize, .rekey, .migrate,
-        .doctor,
-        .completion, .help, .version,
+        .doctor, .trust, .oauth, .completion, .help, .version,
     ]
 
     /// The options every command accepts.
@@ -69,9 +68,10 @@ struct CommandSpec: Sendable {
 struct Invocation {
     let commandLine: ParsedCommandLine
     let factory: StoreFactory
-    let environment: [String: String]
 
     var spec: CommandSpec { commandLine.command! }
+    /// The environment the glue was built from (one copy, the factory's).
+    var environment: [String: String] { factory.environment }
 
     func flag(_ name: String) -> Bool { commandLine.flag(name) }
     func value(_ name: String) -> String? { commandLine.value(name) }
@@ -98,6 +98,6 @@ struct Invocation {
 
     /// A vault for the resolved backend.
     func vault() throws(VaultError) -> Vault {
-        Vault(store: try factory.makeStore())
+        Vault(store: try factory.makeStore(), tokens: try factory.tokenSettings())
     }
 }

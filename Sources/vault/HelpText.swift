@@ -1,3 +1,5 @@
+import VaultCore
+
 /// Help text, generated from the command table so it always matches the parser.
 enum HelpText {
     static var overview: String {
@@ -15,15 +17,27 @@ enum HelpText {
         }
         text += "\noptions for every command:\n"
         text += options(CommandSpec.globalOptions)
+        text += "\nenvironment (details in 'man vault'; key variables never reach 'vault exec' commands):\n"
+        text += environment
         text += """
 
             Values are read from standard input, never from the command line.
             Exit codes: 0 ok, 1 not found, 2 usage, 3 expired, 4 cannot unlock, 5 backend unavailable,
             6 store damaged, 7 conflict, 9 other error.
-            Run 'vault help COMMAND' for a command's options. Environment variables: see 'man vault'.
+            Run 'vault help COMMAND' for a command's options.
 
             """
         return text
+    }
+
+    /// One line per variable of ``VaultVariables/all``, key variables marked.
+    private static var environment: String {
+        let width = (VaultVariables.all.map(\.name.utf8.count).max() ?? 0) + 2
+        return VaultVariables.all.map { variable in
+            let padding = String(repeating: " ", count: width - variable.name.utf8.count)
+            return "  \(variable.name)\(padding)\(variable.meaning)\(variable.isKeyMaterial ? " (key)" : "")\n"
+        }
+        .joined()
     }
 
     static func forCommand(_ spec: CommandSpec) -> String {

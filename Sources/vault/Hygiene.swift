@@ -9,6 +9,9 @@ enum Hygiene {
     // Written once by `apply()` at start-up, before anything else runs, and read only by
     // `restoreForChild()` on the same (main) thread.
     nonisolated(unsafe) private static var coreLimit: rlimit?
+    // Written by `saveSignalDispositions()` before any library is loaded and read by
+    // `restoreForChild()`, both on the main thread.
+    nonisolated(unsafe) private static var dispositions: [(signal: Int32, action: sigaction)] = []
 
     /// Disables core dumps and ptrace attachment by other unprivileged processes, so that a crash
     /// or a curious process cannot copy secrets out of memory.
@@ -24,8 +27,24 @@ enum Hygiene {
         _ = setrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &limit)
     }
 
-    /// Puts back the core-size limit `apply()` lowered, just before `exec` replaces vault.
+    /// Records every signal's disposition before a library is loaded, so that `restoreForChild()`
+    /// gives the command `vault exec` runs the ones vault was started with: GLib's D-Bus code
+    /// ignores SIGPIPE, and a command started with SIGPIPE ignored keeps writing to closed pipes.
+    static func saveSignalDispositions() {
+        dispositions = []
+        for signal in Int32(1)..<Int32(32) where signal != SIGKILL && signal != SIGSTOP {
+            var action = sigaction()
+            if sigaction(signal, nil, &action) == 0 { dispositions.append((signal, action)) }
+        }
+    }
+
+    /// Puts back the core-size limit `apply()` lowered and the signal dispositions
+    /// `saveSignalDispositions()` recorded, just before `exec` replaces vault.
     static func restoreForChild() {
+        for (signal, action) in dispositions {
+            var action = action
+            _ = sigaction(signal, &action, nil)
+        }
         guard var limit = coreLimit else { return }
         _ = setrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &limit)
     }

@@ -23,6 +23,16 @@ enum ProcessEnvironment {
         return result
     }
 
+    /// The name of an `environ` entry: its bytes up to the first `=` byte (all of them without one).
+    ///
+    /// Never split an entry as `Character`s: `NAME=` followed by a combining mark is one grapheme,
+    /// so the name would run on into the value.
+    static func name(of entry: UnsafePointer<CChar>) -> UnsafeRawBufferPointer {
+        let bytes = UnsafeRawBufferPointer(start: entry, count: strlen(entry))
+        let end = bytes.firstIndex(of: UInt8(ascii: "=")) ?? bytes.count
+        return UnsafeRawBufferPointer(rebasing: bytes[..<end])
+    }
+
     /// The variables vault reads whose bytes must be kept exactly (names, paths, passphrases).
     static func isChecked(_ name: String) -> Bool {
         name.hasPrefix("VAULT_") || name == "HOME" || name == "XDG_DATA_HOME"
@@ -49,8 +59,7 @@ enum ProcessEnvironment {
             // Only checked variables matter, and their names are ASCII: look at the name's bytes
             // first, and validate (which copies) only the few entries it can concern.
             guard startsWithCheckedName(entry), String(validatingCString: entry) == nil else { continue }
-            let text = String(cString: entry)  // repaired, for the name only
-            let name = String(text.prefix { $0 != "=" })
+            let name = String(decoding: Self.name(of: entry), as: UTF8.self)  // repaired, for the message only
             if isChecked(name) {
                 return VaultError(.usage, "\(name) is not valid UTF-8; vault takes UTF-8 (use a file for other bytes)")
             }

@@ -6,12 +6,13 @@ import VaultCore
 
 /// Asks questions on the controlling terminal (`/dev/tty`) with echo off.
 ///
-/// Never asks when there is no terminal or when `CI` is set: the caller gets `nil` and fails
-/// with a message that names the environment variables to set instead.
+/// Never asks when there is no terminal or when prompts are not `allowed` (the glue's
+/// ``StoreFactory/allowsPrompts``: `CI` is set): the caller gets `nil` and fails with a message
+/// that names the environment variables to set instead.
 enum Terminal {
     /// Reads one line without echo, after printing `message` on the terminal.
-    static func ask(_ message: String, environment: [String: String]) throws(VaultError) -> [UInt8]? {
-        if let ci = environment["CI"], !ci.isEmpty, ci != "false", ci != "0" { return nil }
+    static func ask(_ message: String, allowed: Bool) throws(VaultError) -> [UInt8]? {
+        guard allowed else { return nil }
         let fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
@@ -20,13 +21,15 @@ enum Terminal {
         var quiet = saved
         quiet.c_lflag &= ~tcflag_t(ECHO)
         quiet.c_lflag |= tcflag_t(ECHONL)
-        try StandardIO.write(message.utf8, to: fd)
+        // Echo goes off before the prompt appears: a line typed as soon as the prompt shows
+        // must be neither echoed nor thrown away by TCSAFLUSH.
         EchoGuard.install(fd: fd, saved: saved)
         _ = tcsetattr(fd, TCSAFLUSH, &quiet)
         defer {
             _ = tcsetattr(fd, TCSAFLUSH, &saved)
             EchoGuard.remove()
         }
+        try StandardIO.write(message.utf8, to: fd)
         var line: [UInt8] = []
         line.reserveCapacity(4096)  // typed secrets fit, so no reallocation leaves a copy behind
         var byte: UInt8 = 0
@@ -45,11 +48,11 @@ enum Terminal {
     }
 
     /// The prompt the library uses for passphrases; asks twice when `confirm` is set.
-    static func passphrasePrompt(environment: [String: String]) -> PassphrasePrompt {
+    static func passphrasePrompt(allowed: Bool) -> PassphrasePrompt {
         return { (message: String, confirm: Bool) throws(VaultError) -> [UInt8]? in
-            guard var first = try ask(message, environment: environment) else { return nil }
+            guard var first = try ask(message, allowed: allowed) else { return nil }
             if confirm {
-                guard var second = try ask("Repeat the passphrase: ", environment: environment) else { return nil }
+                guard var second = try ask("Repeat the passphrase: ", allowed: allowed) else { return nil }
                 defer { StandardIO.wipe(&second) }
                 guard first == second else {
                     StandardIO.wipe(&first)
@@ -62,26 +65,49 @@ enum Terminal {
 }
 
 /// Restores the terminal's echo if the process is interrupted while a prompt has it off.
+///
+/// The dispositions found are saved and put back when the prompt ends, so that `vault exec`
+/// gives its command the ones vault was started with. A signal ignored then (`nohup`, `trap ''`)
+/// stays ignored throughout: the prompt must not make a hang-up fatal to vault or its command.
 private enum EchoGuard {
     // Written only on the main thread before the handler is installed and read by the handler;
     // the process is single-threaded while a prompt is open.
     nonisolated(unsafe) static var fd: Int32 = -1
     nonisolated(unsafe) static var saved = termios()
+    nonisolated(unsafe) static var previous: [(signal: Int32, action: sigaction)] = []
 
     static func install(fd: Int32, saved: termios) {
         EchoGuard.fd = fd
         EchoGuard.saved = saved
         for signal in [SIGINT, SIGTERM, SIGHUP, SIGQUIT] {
-            Glibc.signal(signal) { number in
+            var old = sigaction()
+            guard sigaction(signal, nil, &old) == 0 else { continue }
+            previous.append((signal, old))
+            if isIgnored(old) { continue }
+            var action = sigaction()
+            sigemptyset(&action.sa_mask)
+            action.__sigaction_handler.sa_handler = { number in
                 _ = tcsetattr(EchoGuard.fd, TCSANOW, &EchoGuard.saved)
                 Glibc.signal(number, SIG_DFL)
                 raise(number)
             }
+            _ = sigaction(signal, &action, nil)
         }
     }
 
     static func remove() {
-        for signal in [SIGINT, SIGTERM, SIGHUP, SIGQUIT] { Glibc.signal(signal, SIG_DFL) }
+        for (signal, action) in previous {
+            var action = action
+            _ = sigaction(signal, &action, nil)
+        }
+        previous = []
         fd = -1
+    }
+
+    private static func isIgnored(_ action: sigaction) -> Bool {
+        // SIG_IGN is the handler address 1; function pointers cannot be compared directly.
+        action.sa_flags & SA_SIGINFO == 0
+            && unsafeBitCast(action.__sigaction_handler.sa_handler, to: Int.self)
+                == unsafeBitCast(SIG_IGN, to: Int.self)
     }
 }

@@ -42,6 +42,12 @@ final class ChildProcess {
         removeTemporaryDirectory(directory)
     }
 
+    /// What the child has written to stderr so far (it may still be running).
+    func stderrSoFar() -> String {
+        let data = (try? Data(contentsOf: directory.appendingPathComponent("stderr"))) ?? Data()
+        return String(decoding: data, as: UTF8.self)
+    }
+
     /// Whether the child has not exited yet (it is reaped if it has).
     var isRunning: Bool { !waitForExit(0) }
 

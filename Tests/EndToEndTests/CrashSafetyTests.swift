@@ -60,16 +60,26 @@ struct CrashSafetyTests {
     private func crashEverySystemCall(_ operation: Operation, vault: inout IdentityVault) throws -> Int {
         let file = vault.runner.vaultFile
         let lock = file + ".lock"
-        try? FileManager.default.removeItem(atPath: file)
-        try? FileManager.default.removeItem(atPath: lock)
+        // The header-trust records (in HOME/.local): restored too, so that every run makes
+        // the same system calls as the traced one.
+        let state = vault.runner.path(".local")
+        let savedState = vault.runner.path("saved-state")
+        for path in [file, lock, state, savedState] { try? FileManager.default.removeItem(atPath: path) }
         for (name, value) in operation.before.sorted(by: { $0.key < $1.key }) {
             try vault.runner.run(["set", name], stdin: value).expectSuccess()
         }
         let savedFile = vault.runner.fileBytes()
         let savedLock = vault.runner.fileBytes(lock)
+        if FileManager.default.fileExists(atPath: state) {
+            try FileManager.default.copyItem(atPath: state, toPath: savedState)
+        }
         func restore() throws {
             try? FileManager.default.removeItem(atPath: file)
             try? FileManager.default.removeItem(atPath: lock)
+            try? FileManager.default.removeItem(atPath: state)
+            if FileManager.default.fileExists(atPath: savedState) {
+                try FileManager.default.copyItem(atPath: savedState, toPath: state)
+            }
             if let savedFile { try Data(savedFile).write(to: URL(fileURLWithPath: file)) }
             if let savedLock { try Data(savedLock).write(to: URL(fileURLWithPath: lock)) }
             chmod(file, 0o600)
@@ -82,9 +92,9 @@ struct CrashSafetyTests {
             Self.strace, ["-f", "-qq", "-s", "4096", "-o", trace, VaultRunner.binary] + operation.arguments,
             input: operation.stdin, environment: vault.runner.environment)
         #expect(traced.status == 0, "\(operation.label): \(traced.stderr)")
-        let calls = try SystemCallTrace(path: trace, from: lock).calls
+        let calls = try SystemCallTrace(path: trace, from: lock, replacing: file).calls
         try? FileManager.default.removeItem(atPath: trace)
-        #expect(calls.contains { $0.name == "rename" }, "\(operation.label): the trace has no rename")
+        #expect(calls.contains { $0.replacesFile }, "\(operation.label): the trace has no rename of the vault file")
 
         var renamed = false
         for call in calls {
@@ -110,7 +120,7 @@ struct CrashSafetyTests {
             // rm of a missing name takes the lock and decrypts the file, and writes nothing.
             let next = try vault.runner.run(["rm", "absent"], timeout: 20)
             #expect(next.status == 1, "\(point): the next command failed: \(next.stderr)")
-            if call.name == "rename" { renamed = true }
+            if call.replacesFile { renamed = true }
         }
         return calls.count
     }
@@ -202,11 +212,14 @@ struct SystemCallTrace {
     struct Call {
         var name: String
         var occurrence: Int
+        /// Whether this is the rename (or renameat) that puts the new vault file in place.
+        var replacesFile = false
     }
 
     var calls: [Call] = []
 
-    init(path: String, from marker: String) throws {
+    init(path: String, from marker: String, replacing file: String) throws {
+        let fileName = "\"\(URL(fileURLWithPath: file).lastPathComponent)\""
         let text = try String(contentsOfFile: path, encoding: .utf8)
         var counts: [String: Int] = [:]
         var started = false
@@ -220,11 +233,12 @@ struct SystemCallTrace {
             counts[name, default: 0] += 1
             if !started, name.hasPrefix("open"), line.contains("\"\(marker)\"") { started = true }
             guard started else { continue }
+            let replaces = name.hasPrefix("rename") && call.contains(", \(fileName))")
             // A run of identical calls (getrandom for a nonce) is one step: keep its first and last.
-            if calls.count >= 2, calls[calls.count - 1].name == name, calls[calls.count - 2].name == name {
+            if calls.count >= 2, calls[calls.count - 1].name == name, calls[calls.count - 2].name == name, !replaces {
                 calls[calls.count - 1].occurrence = counts[name]!
             } else {
-                calls.append(Call(name: name, occurrence: counts[name]!))
+                calls.append(Call(name: name, occurrence: counts[name]!, replacesFile: replaces))
             }
         }
     }

@@ -2,6 +2,10 @@ import Foundation
 import Testing
 import VaultTestSupport
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// `vault exec`: the child's environment, argv and exit status, seen from the child.
 @Suite("exec, end to end")
 struct ExecTests {
@@ -51,6 +55,114 @@ struct ExecTests {
             ["exec", "--env", "T=token", "--", "/bin/sh", "-c", "printf %s \"${VAULT_PASSPHRASE-unset}\""],
             env: ["VAULT_PASSPHRASE": "not-used-by-an-identity-vault"])
         #expect(passphrase.stdoutText == "unset")
+    }
+
+    @Test("no key variable reaches the child, whatever its value starts with")
+    func keyVariablesRemoved() throws {
+        let vault = try VaultRunner.scripted()
+        defer { vault.cleanUp() }
+        try vault.set("token", "t")
+        // Set but not used (VAULT_IDENTITY opens the vault): each would give the child the key.
+        // A value starting with a combining mark makes `NAME=` and the mark one Character.
+        let keys = [
+            "VAULT_IDENTITY_FILE": vault.path("key.txt"), "VAULT_PASSPHRASE": "\u{301}combining-first",
+            "VAULT_PASSPHRASE_FILE": vault.path("pass.txt"), "VAULT_TO_IDENTITY": "AGE-SECRET-KEY-1TOIDENTITY",
+            "VAULT_TO_IDENTITY_FILE": vault.path("to-key.txt"), "VAULT_TO_PASSPHRASE": "\u{308}to-passphrase",
+            "VAULT_TO_PASSPHRASE_FILE": vault.path("to-pass.txt"),
+        ]
+        let environ = try vault.run(["exec", "--env", "T=token", "--", "cat", "/proc/self/environ"], env: keys)
+        environ.expectSuccess()
+        let names = environ.stdout.split(separator: 0).map {
+            String(decoding: $0.prefix { $0 != UInt8(ascii: "=") }, as: UTF8.self)
+        }
+        for name in keys.keys.sorted() + ["VAULT_IDENTITY"] {
+            #expect(!names.contains(name), "\(name) reached the child")
+        }
+        #expect(names.contains("T") && names.contains("VAULT_SERVICE") && names.contains("VAULT_FILE"))
+    }
+
+    @Test("a derived name never replaces an inherited variable nor sets a loader or shell one")
+    func derivedNamesProtected() throws {
+        let vault = try VaultRunner.scripted()
+        defer { vault.cleanUp() }
+        let marker = vault.path("ran")
+        let touch = ["--", "/bin/sh", "-c", "touch '\(marker)'"]
+        for name in ["path", "ld_preload", "ld-library-path", "bash_env", "ifs", "glibc_tunables", "pythonstartup"] {
+            try vault.set(name, "/tmp/\(name)")
+        }
+        try vault.set("lang", "xx")
+        try vault.set("home", "/elsewhere")
+        try vault.run(["exec", "--all"] + touch).expectFailure(2, "bind it explicitly with --env VAR=NAME")
+        try vault.run(["exec", "--env", "path"] + touch).expectFailure(2, "'path' would set PATH")
+        try vault.run(["exec", "--env", "ld_preload"] + touch).expectFailure(2, "would set LD_PRELOAD")
+        try vault.run(["exec", "--env", "ld-library-path"] + touch).expectFailure(2, "would set LD_LIBRARY_PATH")
+        for (name, variable) in [
+            ("bash_env", "BASH_ENV"), ("ifs", "IFS"), ("glibc_tunables", "GLIBC_TUNABLES"),
+            ("pythonstartup", "PYTHONSTARTUP"),
+        ] {
+            try vault.run(["exec", "--env", name] + touch).expectFailure(2, "would set \(variable), which decides")
+        }
+        // Inherited, though on no list: LANG and HOME are in the runner's environment.
+        try vault.run(["exec", "--env", "lang"] + touch).expectFailure(
+            2, "would set LANG, which the command would inherit")
+        try vault.run(["exec", "--env", "home"] + touch).expectFailure(
+            2, "would set HOME, which the command would inherit")
+        #expect(!FileManager.default.fileExists(atPath: marker))
+        // Chosen explicitly, any of them is set.
+        let explicit = try vault.run(
+            [
+                "exec", "--env", "BASH_ENV=bash_env", "--env", "LANG=lang", "--", "/bin/sh", "-c",
+                "printf '%s %s' \"$BASH_ENV\" \"$LANG\"",
+            ])
+        #expect(explicit.stdoutText == "/tmp/bash_env xx", "\(explicit.stderr)")
+    }
+
+    @Test(
+        "the command keeps the signal dispositions vault started with, across a passphrase prompt",
+        arguments: [true, false])
+    func signalDispositions(ignored: Bool) throws {
+        var vault = try VaultRunner()
+        defer { vault.cleanUp() }
+        vault.environment["VAULT_SERVICE"] = "e2e-signals"
+        try vault.run(["set", "token"], stdin: [1], env: ["VAULT_PASSPHRASE": "typed"]).expectSuccess()
+        // sh ignores the four signals the prompt guards (or not), then becomes vault, which asks
+        // for the passphrase on the terminal and runs grep in its place.
+        let script = (ignored ? "trap '' HUP INT QUIT TERM; " : "") + "exec \"$0\" \"$@\""
+        let result = try runOnTerminal(
+            typing: "typed", "/bin/sh",
+            [
+                "-c", script, VaultRunner.binary, "exec", "--env", "T=token", "--", "grep", "SigIgn",
+                "/proc/self/status",
+            ],
+            environment: vault.environment)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("Passphrase for"), "vault did not ask: \(result.stderr)")
+        let line = result.stderr.split(whereSeparator: \.isNewline).first { $0.hasPrefix("SigIgn:") } ?? ""
+        let mask = try #require(UInt64(line.dropFirst("SigIgn:".count).trimmingCharacters(in: .whitespaces), radix: 16))
+        for (name, number) in [("SIGHUP", SIGHUP), ("SIGINT", SIGINT), ("SIGQUIT", SIGQUIT), ("SIGTERM", SIGTERM)] {
+            #expect(((mask >> UInt64(number - 1)) & 1 == 1) == ignored, "\(name): SigIgn \(line)")
+        }
+    }
+
+    @Test("the command inherits SIGPIPE as vault found it, though GLib ignores it in vault")
+    func sigpipeAfterSecretService() throws {
+        var vault = try VaultRunner.scripted()
+        defer { vault.cleanUp() }
+        let service = SessionKeyring.uniqueService("exec-signals")
+        vault.environment["VAULT_SERVICE"] = service
+        try SessionKeyring.require(&vault)
+        defer { SessionKeyring.clear(service, vault) }
+        try vault.run(["--backend", "secret-service", "set", "token"], stdin: [1]).expectSuccess()
+        let result = try vault.runProgram(
+            "/usr/bin/env",
+            [
+                "--default-signal=PIPE", VaultRunner.binary, "--backend", "secret-service", "exec", "--env", "T=token",
+                "--", "grep", "SigIgn", "/proc/self/status",
+            ])
+        #expect(result.status == 0, "\(result.stderr)")
+        let line = result.stdoutText.split(separator: "\n").first { $0.hasPrefix("SigIgn:") } ?? ""
+        let mask = try #require(UInt64(line.dropFirst("SigIgn:".count).trimmingCharacters(in: .whitespaces), radix: 16))
+        #expect((mask >> UInt64(SIGPIPE - 1)) & 1 == 0, "SIGPIPE is ignored in the command: \(line)")
     }
 
     @Test("exit status, stdin and stdout are the child's")

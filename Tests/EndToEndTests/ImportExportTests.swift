@@ -45,11 +45,11 @@ struct ImportExportTests {
     @Test(
         "a malformed line aborts with its number and writes nothing",
         arguments: [
-            ("A=1\nB=2\nthis is not an assignment\n", "dotenv line 3: expected '=' after this"),
+            ("A=1\nB=2\nthis is not an assignment\n", "dotenv line 3: expected KEY=VALUE"),
             ("A=1\r\nB=\"unterminated\r\nC=3\r\n", "dotenv line 2: the double-quoted value of B has no closing quote"),
             ("A='x' y\n", "dotenv line 1: unexpected text after the closing quote of A"),
             ("A=1\n\n\nA=2\n", "dotenv line 4: A is already set on line 1"),
-            ("ok=1\nhas space=2\n", "dotenv line 2: expected '=' after has"),
+            ("ok=1\nhas space=2\n", "dotenv line 2: expected KEY=VALUE"),
         ])
     func malformed(input: String, message: String) throws {
         let vault = try VaultRunner.scripted()

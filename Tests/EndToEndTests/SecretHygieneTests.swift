@@ -96,6 +96,61 @@ struct SecretHygieneTests {
         }
     }
 
+    /// Inputs that may be secrets and were once quoted in errors: the error names the line, the
+    /// entry or the argument's position instead.
+    @Test("an error names a misplaced input by its position, never by its content")
+    func noInputQuoted() throws {
+        let vault = try IdentityVault()
+        defer { vault.cleanUp() }
+        let key = X25519Identity.generate().encoded
+        let token = "TOKEN-5e2b-do-not-print"
+        let pem = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7"
+        let new = ["VAULT_FILE": vault.runner.path("new.age")]
+        let cases: [(String, [String], [String: String], String, String)] = [
+            ("a secret key behind a space", ["init", "--recipient", " " + key], new, "", "age secret key"),
+            ("a secret key in quotes", ["init", "--recipient", "\"\(key)\""], new, "", "age secret key"),
+            (
+                "the second recipient",
+                ["init", "--recipient", vault.identity.recipient.encoded, "--recipient", token],
+                new, "", "--recipient number 2"
+            ),
+            ("a bare token in dotenv", ["import", "--format", "dotenv"], [:], "A=1\n\(token)\n", "dotenv line 2"),
+            (
+                "a PEM key in dotenv", ["import", "--format", "dotenv"], [:],
+                "A=1\n-----BEGIN PRIVATE KEY-----\n\(pem)\n", "dotenv line 2"
+            ),
+            (
+                "an unknown JSON key", ["import", "--format", "json"], [:],
+                "[{\"name\": \"a\", \"value\": \"1\", \"\(token)\": \"x\"}]", "JSON entry 1"
+            ),
+            ("a token as a command", [token], [:], "", "(argument 1)"),
+            ("a token as an option", ["get", "--\(token)", "a"], [:], "", "(argument 2)"),
+            ("a token as a short option", ["ls", "-\(token)"], [:], "", "(argument 2)"),
+            ("a token as help's command", ["help", token], [:], "", "unknown command"),
+            (
+                "a token in --env", ["exec", "--env", "X=a", "--env", "\(token)=a", "--", "true"], [:], "",
+                "--env number 2"
+            ),
+        ]
+        for (label, arguments, env, stdin, fragment) in cases {
+            let result = try vault.runner.run(arguments, stdin: Array(stdin.utf8), env: env)
+            result.expectFailure(2, fragment)
+            for secret in [
+                key, String(key.dropFirst("AGE-SECRET-KEY-1".count)), token, "BEGIN", String(pem.prefix(12)),
+            ]
+            where result.stderr.contains(secret) {
+                Issue.record("\(label): the error quotes its input: \(result.stderr)")
+            }
+        }
+        // A passphrase that is not UTF-8 and starts with a combining mark: its name is cut at the
+        // '=' byte, so the message names the variable and nothing after it.
+        let script = "VAULT_PASSPHRASE=\"$(printf '\\314\\201PASS-2c4e\\377')\" exec \"$0\" \"$@\""
+        let result = try runTool(
+            "/bin/sh", ["-c", script, VaultRunner.binary, "ls"], environment: vault.runner.environment)
+        result.expectFailure(2, "VAULT_PASSPHRASE is not valid UTF-8")
+        #expect(!result.stderr.contains("PASS-2c4e"), "\(result.stderr)")
+    }
+
     @Test("vault starts no other process and passes its environment to none (strace)")
     func noChildProcesses() throws {
         guard FileManager.default.isExecutableFile(atPath: CrashSafetyTests.strace) else {

@@ -81,16 +81,16 @@ struct DotEnvTests {
     @Test(
         "malformed input names its line",
         arguments: [
-            ("A=1\nnot an assignment\n", "dotenv line 2: expected '=' after not"),
+            ("A=1\nnot an assignment\n", "dotenv line 2: expected KEY=VALUE"),
             ("A=1\n=value\n", "dotenv line 2: expected KEY=VALUE"),
             ("A=1\n\nB=\"open\n", "dotenv line 3: the double-quoted value of B has no closing quote"),
             ("A='open\nB=2\n", "dotenv line 1: the single-quoted value of A has no closing quote"),
             ("A=\"x\" junk\n", "dotenv line 1: unexpected text after the closing quote of A"),
-            ("A=1\r\nB\r\n", "dotenv line 2: expected '=' after B"),
-            ("my key=1\n", "dotenv line 1: expected '=' after my"),
+            ("A=1\r\nB\r\n", "dotenv line 2: expected KEY=VALUE"),
+            ("my key=1\n", "dotenv line 1: expected KEY=VALUE"),
             ("A=1\nB=2\nA=3\n", "dotenv line 3: A is already set on line 1"),
-            ("export\n", "dotenv line 1: expected '=' after export"),
-            ("caf\u{E9}=1\n", "dotenv line 1: expected '=' after caf"),
+            ("export\n", "dotenv line 1: expected KEY=VALUE"),
+            ("caf\u{E9}=1\n", "dotenv line 1: expected KEY=VALUE"),
             ("\(String(repeating: "k", count: 256))=1\n", "dotenv line 1: the key is 256 bytes long"),
         ])
     func malformed(input: String, message: String) {
@@ -98,6 +98,24 @@ struct DotEnvTests {
             try DotEnv.parse(Array(input.utf8))
         } throws: { error in
             (error as? VaultError)?.code == .usage && (error as? VaultError)?.message.hasPrefix(message) == true
+        }
+    }
+
+    @Test(
+        "a line that is not an assignment is named by number, never quoted",
+        arguments: [
+            ("A=1\nghp_16C7e42F292c6912E7710c838347Ae178B4a\n", 2, "ghp_16C7e42F292c"),
+            ("-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n", 1, "BEGIN"),
+            ("K=1\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7\n", 2, "MIIEvQIBADANBgkq"),
+            ("K=1\nMIIEv+QIBADANBgkq/hkiG9w0BAQEF==\n", 2, "MIIEv"),
+            ("hunter2 is the password\n", 1, "hunter2"),
+        ])
+    func unquotedLine(input: String, line: Int, secret: String) {
+        #expect {
+            try DotEnv.parse(Array(input.utf8))
+        } throws: { error in
+            let message = (error as? VaultError)?.message ?? ""
+            return message.hasPrefix("dotenv line \(line): expected KEY=VALUE") && !message.contains(secret)
         }
     }
 

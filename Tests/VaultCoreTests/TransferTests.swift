@@ -41,7 +41,8 @@ struct TransferTests {
                 == .init(variable: "TOKEN", name: name("ci/npm")))
         #expect(try EnvironmentBinding(parsing: "X=a=b", service: "s") == .init(variable: "X", name: name("a=b")))
         #expect(
-            try EnvironmentBinding(parsing: "ci/npm", service: "s") == .init(variable: "CI_NPM", name: name("ci/npm")))
+            try EnvironmentBinding(parsing: "ci/npm", service: "s")
+                == .init(variable: "CI_NPM", name: name("ci/npm"), derived: true))
         #expect(throws: VaultError.self) { try EnvironmentBinding(parsing: "1X=a", service: "s") }
         #expect(throws: VaultError.self) { try EnvironmentBinding(parsing: "=a", service: "s") }
         #expect(throws: VaultError.self) { try EnvironmentBinding(parsing: "X-Y=a", service: "s") }
@@ -129,7 +130,7 @@ struct TransferTests {
         let failures: [(String, String)] = [
             ("[\n{\"name\": \"a\",\n\"value\": 1}]", "JSON entry 1: 'value' is given twice or has the wrong type"),
             ("[\n{\"name\": \"a\", \"value\": \"1\"},\n]", "JSON line 3: unexpected character"),
-            (#"[{"name": "a", "vaule": "1"}]"#, "unknown key 'vaule'"),
+            (#"[{"name": "a", "vaule": "1"}]"#, "JSON entry 1: an unknown key (keys are"),
             (#"[{"name": "a", "value": "1", "value_base64": "MQ=="}]"#, "not both"),
             (#"[{"name": "a", "value_base64": "not base64"}]"#, "not base64"),
             (#"[{"name": "a", "value": "1", "expires": "soon"}]"#, "not an RFC 3339 time"),

@@ -39,7 +39,8 @@ typedef struct CVaultSecret_Value CVaultSecret_Value;
 /// Loads `soname` (normally "libsecret-1.so.0") with dlopen and resolves every function the
 /// shim uses. Safe to call more than once and from any thread; the first library that loads
 /// completely is the one used. Returns NULL on success, or the loader's reason (dlerror) as a
-/// malloc'd string that the caller frees with free().
+/// malloc'd string that the caller frees with free(). A relative path (a '/' not at the start)
+/// is refused without being opened.
 char *_Nullable CVaultSecret_Load(const char *_Nonnull soname);
 
 // MARK: Errors

@@ -5,10 +5,10 @@ public import VaultAge
 /// Reads take no lock: writers replace the file by rename, so a reader sees the old or the new
 /// file, never a mix. A read (`get`, `ls`) decrypts the file one age chunk at a time as it reads
 /// it and scans the plaintext as it comes, so it never holds the whole file or plaintext. Writes
-/// lock `<path>.lock`, read, modify, and replace the file atomically
-/// (``FileSystem/writeAtomically(_:_:)``). The age header is kept across writes, and the file key
-/// is kept across the operations of one store, so a passphrase-protected vault pays for scrypt
-/// once per command, not twice.
+/// lock the file's directory and `<path>.lock` (``FileLock``), read, modify, and replace the file
+/// atomically (``FileSystem/writeAtomically(_:lock:)``). The age header is kept across writes,
+/// and the file key is kept across the operations of one store, so a passphrase-protected vault
+/// pays for scrypt once per command, not twice.
 public final class FileStore: SecretStore {
     /// The vault file.
     public let path: String
@@ -17,9 +17,13 @@ public final class FileStore: SecretStore {
     /// The largest vault file this store reads.
     static let maximumFileSize = 1 << 30
 
-    public init(path: String, keys: FileKeys) {
+    /// The headers this user wrote, checked before each write; nil checks nothing.
+    public let trust: HeaderTrust?
+
+    public init(path: String, keys: FileKeys, trust: HeaderTrust? = nil) {
         self.path = path
         self.keys = keys
+        self.trust = trust
     }
 
     public var label: String { "file \(path)" }
@@ -62,25 +66,24 @@ public final class FileStore: SecretStore {
 
     /// Creates an empty vault encrypted to `recipients`; fails with `.conflict` if one exists.
     public func create(recipients: [AgeRecipient]) throws(VaultError) {
-        try FileSystem.checkRegularOrMissing(path)
-        try FileSystem.makeDirectories(FileSystem.directory(of: path))
-        let lock = try FileLock(path: path + ".lock")
+        let lock = try lockForWriting()
         defer { withExtendedLifetime(lock) {} }
-        guard !exists else {
+        guard !FileSystem.exists(lock.path) else {
             throw VaultError(.conflict, "a vault already exists at \(path); use 'vault rekey' to change its keys")
         }
         let (file, envelope) = try ageCall { () throws(AgeError) in
             try Age.encryptReturningEnvelope(VaultDocument.encode([]), to: recipients)
         }
         try HeaderRecord.record(header: envelope.headerBytes, previousFile: nil, lock: lock)
-        try FileSystem.writeAtomically(path, file)
+        try trust?.remember(header: envelope.headerBytes, types: envelope.stanzaTypes, path: lock.path)
+        try FileSystem.writeAtomically(file, lock: lock)
     }
 
     /// Rewrites every record under new recipients with a fresh file key, atomically.
     public func rekey(to recipients: [AgeRecipient]) throws(VaultError) {
-        let lock = try FileLock(path: path + ".lock")
+        let lock = try FileLock(file: FileSystem.resolvingLink(path))
         defer { withExtendedLifetime(lock) {} }
-        guard let opened = try load(), let previous = lastOpened?.file else {
+        guard let opened = try load(lock.path), let previous = lastOpened?.file else {
             throw VaultError(.notFound, "no vault file at \(path)")
         }
         _ = try VaultDocument.decode(opened.plaintext)  // never rewrite a document we cannot read
@@ -88,9 +91,33 @@ public final class FileStore: SecretStore {
             try Age.encryptReturningEnvelope(opened.plaintext, to: recipients)
         }
         try HeaderRecord.record(header: envelope.headerBytes, previousFile: previous, lock: lock)
-        try FileSystem.writeAtomically(path, file)
+        try trust?.remember(
+            header: envelope.headerBytes, types: envelope.stanzaTypes, previous: opened.envelope.headerBytes,
+            path: lock.path)
+        try FileSystem.writeAtomically(file, lock: lock)
+        // The old header is no longer on disk: stop trusting it. Should this fail, the old
+        // header stays trusted as well, as it was until now; the rekey itself has happened.
+        try? trust?.remember(header: envelope.headerBytes, types: envelope.stanzaTypes, path: lock.path)
         lastOpened = nil
         lastEnvelope = nil
+    }
+
+    /// Accepts the vault file's current header as this user's (`vault trust`): later writes
+    /// encrypt to its recipients. Returns its stanza types. Needs no key: trusting a header is a
+    /// decision about who may read what is written, not about opening the file.
+    public func trustCurrentHeader() throws(VaultError) -> [String] {
+        guard let trust else { throw VaultError(.usage, "no state folder to remember trusted recipients in") }
+        guard exists else { throw VaultError(.notFound, "no vault file at \(path)") }
+        let lock = try FileLock(file: FileSystem.resolvingLink(path))
+        defer { withExtendedLifetime(lock) {} }
+        guard let file = try FileSystem.readRegularFile(lock.path, limit: Self.maximumFileSize) else {
+            throw VaultError(.notFound, "no vault file at \(path)")
+        }
+        let (header, types) = try ageCall(checking: file) { () throws(AgeError) in
+            (try Age.header(of: file), try Age.stanzaTypes(of: file))
+        }
+        try trust.remember(header: header, types: types, path: lock.path)
+        return types
     }
 
     // MARK: - Internals
@@ -109,9 +136,12 @@ public final class FileStore: SecretStore {
     /// between) unwraps no key: no second scrypt.
     private var lastEnvelope: AgeEnvelope?
 
-    /// Reads and decrypts the whole file, or returns `nil` if there is none (for writes).
-    func load() throws(VaultError) -> Opened? {
-        guard let file = try FileSystem.readRegularFile(path, limit: Self.maximumFileSize) else { return nil }
+    /// Reads and decrypts the whole file (`target`, the resolved path, when the write lock is
+    /// held), or returns `nil` if there is none (for writes).
+    func load(_ target: String? = nil) throws(VaultError) -> Opened? {
+        guard let file = try FileSystem.readRegularFile(target ?? path, limit: Self.maximumFileSize) else {
+            return nil
+        }
         if let lastOpened, lastOpened.file == file { return lastOpened.opened }
         let plaintext: [UInt8]
         let envelope: AgeEnvelope
@@ -196,13 +226,11 @@ public final class FileStore: SecretStore {
     /// The file written is remembered as opened, so the next operation of this store does not
     /// decrypt it again (for a passphrase vault, that would be another scrypt per write).
     func modify(_ change: (inout [SecretRecord]) throws(VaultError) -> Bool) throws(VaultError) {
-        try FileSystem.checkRegularOrMissing(path)
-        try FileSystem.makeDirectories(FileSystem.directory(of: path))
-        let lock = try FileLock(path: path + ".lock")
+        let lock = try lockForWriting()
         defer { withExtendedLifetime(lock) {} }
         var records: [SecretRecord]
         let envelope: AgeEnvelope?
-        if let opened = try load() {
+        if let opened = try load(lock.path) {
             records = try VaultDocument.decode(opened.plaintext)
             envelope = opened.envelope
         } else {
@@ -218,6 +246,7 @@ public final class FileStore: SecretStore {
         let file: [UInt8]
         let written: AgeEnvelope
         if let envelope {
+            try trust?.verify(header: envelope.headerBytes, types: envelope.stanzaTypes, path: lock.path)
             file = Age.seal(document, envelope: envelope)
             written = envelope
         } else {
@@ -226,12 +255,22 @@ public final class FileStore: SecretStore {
                 try Age.encryptReturningEnvelope(document, to: recipients)
             }
             try HeaderRecord.record(header: written.headerBytes, previousFile: nil, lock: lock)
+            try trust?.remember(header: written.headerBytes, types: written.stanzaTypes, path: lock.path)
         }
-        try FileSystem.writeAtomically(path, file)
+        try FileSystem.writeAtomically(file, lock: lock)
         forgetOpened()
         lastOpened = (file, Opened(plaintext: document, envelope: written))
         lastEnvelope = written
         remembered = true
+    }
+
+    /// Checks the vault path, creates its directory if needed and takes the write locks. A path
+    /// that is a symbolic link is written through: the link is resolved once, here.
+    private func lockForWriting() throws(VaultError) -> FileLock {
+        let target = try FileSystem.resolvingLink(path)
+        try FileSystem.checkRegularOrMissing(target)
+        try FileSystem.makeDirectories(FileSystem.directory(of: target))
+        return try FileLock(file: target)
     }
 
     /// Drops the remembered plaintext, wiping it.
@@ -241,6 +280,9 @@ public final class FileStore: SecretStore {
             wipe(&plaintext)
         }
     }
+
+    /// The lock file beside the vault file (beside its target, if the path is a symbolic link).
+    private var lockPath: String { ((try? FileSystem.resolvingLink(path)) ?? path) + ".lock" }
 
     /// Turns the age layer's errors into vault errors that name the file and the key's origin.
     ///
@@ -253,7 +295,7 @@ public final class FileStore: SecretStore {
         } catch {
             switch error.kind {
             case .noMatch:
-                if let file, HeaderRecord.provesDamage(file: file, lockPath: path + ".lock") {
+                if let file, HeaderRecord.provesDamage(file: file, lockPath: lockPath) {
                     throw VaultError(
                         .damaged, "\(path) is damaged: its header changed since vault wrote it, and no key opens it")
                 }

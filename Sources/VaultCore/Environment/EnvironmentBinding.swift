@@ -4,33 +4,41 @@ public struct EnvironmentBinding: Hashable, Sendable {
     public var variable: String
     /// The secret whose value the variable receives.
     public var name: SecretName
+    /// Whether the variable was derived from the name rather than chosen (`--env VAR=NAME`):
+    /// a derived one may not replace an inherited variable (``checkDerived(_:inherited:)``).
+    public var derived: Bool
 
-    public init(variable: String, name: SecretName) {
+    public init(variable: String, name: SecretName, derived: Bool = false) {
         self.variable = variable
         self.name = name
+        self.derived = derived
     }
 
     /// Binds a secret to the variable derived from its name (``variableName(for:)``).
     public init(deriving name: SecretName) throws(VaultError) {
-        self.init(variable: try Self.variableName(for: name.account), name: name)
+        self.init(variable: try Self.variableName(for: name.account), name: name, derived: true)
     }
 
-    /// Parses `VAR=NAME` (split at the first `=`) or a bare `NAME`, whose variable is derived.
-    public init(parsing text: String, service: String) throws(VaultError) {
-        guard let equals = text.firstIndex(of: "=") else {
+    /// Parses `VAR=NAME` (split at the first `=` byte) or a bare `NAME`, whose variable is derived.
+    ///
+    /// The text is never quoted in an error: a value typed by mistake (`--env TOKEN=ghp_...`)
+    /// must not reach a log. `position` (1 for the first `--env`) says which one is wrong.
+    public init(parsing text: String, service: String, position: Int = 1) throws(VaultError) {
+        let bytes = Array(text.utf8)
+        guard let equals = bytes.firstIndex(of: UInt8(ascii: "=")) else {
             try self.init(deriving: try SecretName(service: service, account: text))
             return
         }
-        let variable = String(text[..<equals])
+        let variable = String(decoding: bytes[..<equals], as: UTF8.self)
         guard Self.isValidVariable(variable) else {
             throw VaultError(
                 .usage,
-                "--env '\(text)': '\(variable)' is not a variable name (letters, digits and _, not starting with a digit)"
-            )
+                "--env number \(position): the part before '=' is not a variable name "
+                    + "(letters, digits and _, not starting with a digit)")
         }
         self.init(
             variable: variable,
-            name: try SecretName(service: service, account: String(text[text.index(after: equals)...])))
+            name: try SecretName(service: service, account: String(decoding: bytes[(equals + 1)...], as: UTF8.self)))
     }
 
     /// The variable a secret's name maps to: ASCII letters upper-cased, ASCII digits kept, every

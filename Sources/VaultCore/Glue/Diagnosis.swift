@@ -67,11 +67,9 @@ public struct Diagnosis {
     }
 
     private static func unlockSource(_ environment: [String: String]) -> String {
-        for name in ["VAULT_IDENTITY", "VAULT_IDENTITY_FILE", "VAULT_PASSPHRASE", "VAULT_PASSPHRASE_FILE"]
-        where environment[name]?.isEmpty == false {
+        for name in VaultVariables.unlock where environment[name]?.isEmpty == false {
             return name
         }
-        return
-            "a passphrase typed at the terminal (no VAULT_IDENTITY, VAULT_IDENTITY_FILE, VAULT_PASSPHRASE or VAULT_PASSPHRASE_FILE set)"
+        return "a passphrase typed at the terminal (none of \(VaultVariables.unlock.joined(separator: ", ")) is set)"
     }
 }

@@ -111,7 +111,16 @@ public struct StoreFactory {
     /// Builds the file store at ``filePath()`` unlocked by the `VAULT_*` key variables.
     public func makeFileStore() throws(VaultError) -> FileStore {
         let path = try filePath()
-        return FileStore(path: path, keys: try fileKeys(prefix: "VAULT_", path: path))
+        return FileStore(path: path, keys: try fileKeys(prefix: "VAULT_", path: path), trust: headerTrust())
+    }
+
+    /// Where the headers this user wrote are remembered: `$XDG_STATE_HOME/vault/headers`, or
+    /// `~/.local/state/vault/headers`; nil (nothing checked) when neither can be found.
+    public func headerTrust() -> HeaderTrust? {
+        if let state = value("XDG_STATE_HOME"), state.hasPrefix("/") {
+            return HeaderTrust(directory: state + "/vault/headers")
+        }
+        return value("HOME").map { HeaderTrust(directory: $0 + "/.local/state/vault/headers") }
     }
 
     /// The key material named by `<prefix>IDENTITY`, `<prefix>IDENTITY_FILE`, `<prefix>PASSPHRASE`,
@@ -210,15 +219,17 @@ extension StoreFactory {
     /// Parses age public keys given on the command line and in recipients files.
     public func recipients(publicKeys: [String], files: [String]) throws(VaultError) -> [AgeRecipient] {
         var recipients: [AgeRecipient] = []
-        for key in publicKeys {
-            if key.uppercased().hasPrefix("AGE-SECRET-KEY-") {
-                // Never echo it: a secret key on a command line is already one leak too many.
-                throw VaultError(.usage, "--recipient was given an age secret key; give its public key (age-keygen -y)")
+        // Never echo a --recipient: a secret key there (even behind a space or a quote) would
+        // reach the log; say which one it is.
+        for (index, key) in publicKeys.enumerated() {
+            let which = publicKeys.count == 1 ? "--recipient" : "--recipient number \(index + 1)"
+            if key.uppercased().contains("AGE-SECRET-KEY-") {
+                throw VaultError(.usage, "\(which) was given an age secret key; give its public key (age-keygen -y)")
             }
             do {
                 recipients.append(.x25519(try X25519Recipient(key)))
             } catch {
-                throw VaultError(.usage, "--recipient '\(key)' is not an age public key (age1...): \(error.message)")
+                throw VaultError(.usage, "\(which) is not an age public key (age1...): \(error.message)")
             }
         }
         for file in files {
@@ -272,7 +283,7 @@ extension StoreFactory {
             return try SecretServiceStore(timeout: try timeout())
         case .file(let named):
             let path = try filePath(named)
-            return FileStore(path: path, keys: try fileKeys(prefix: keyPrefix, path: path))
+            return FileStore(path: path, keys: try fileKeys(prefix: keyPrefix, path: path), trust: headerTrust())
         }
     }
 

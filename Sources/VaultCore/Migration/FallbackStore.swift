@@ -3,7 +3,8 @@
 ///
 /// - `read` looks in the primary store; on a miss it reads the fallback and, if the secret is
 ///   there, writes it to the primary store, reads it back, compares, and only then deletes it
-///   from the fallback. An interruption leaves it in both stores, where the primary copy wins.
+///   from the fallback, if it is unchanged there (a changed one is moved again). An interruption
+///   leaves it in both stores, where the primary copy wins.
 /// - `write` writes the primary store, then deletes the name from the fallback, so an old value
 ///   never reappears.
 /// - `delete` deletes from both and reports whether either had it.
@@ -27,16 +28,39 @@ public final class FallbackStore: SecretStore {
 
     public func read(_ name: SecretName) throws(VaultError) -> SecretRecord? {
         if let record = try primary.read(name) { return record }
-        guard let record = try fallback.read(name) else { return nil }
-        try primary.write(record)
-        guard try primary.read(name) == record else {
-            throw VaultError(
-                .damaged,
-                "\(primary.label) read back something else after '\(name)' was moved there from \(fallback.label); "
-                    + "it was left in \(fallback.label)")
+        guard var record = try fallback.read(name) else { return nil }
+        // Someone may update the fallback while the secret is moved: it is deleted there only if
+        // unchanged, and a changed one is moved again, so that the newer value is never lost.
+        for _ in 0..<Self.movesPerRead {
+            try primary.write(record)
+            guard try primary.read(name) == record else {
+                throw VaultError(
+                    .damaged,
+                    "\(primary.label) read back something else after '\(name)' was moved there from \(fallback.label); "
+                        + "it was left in \(fallback.label)")
+            }
+            guard let changed = try deleteFromFallbackIfUnchanged(record) else { return record }
+            record = changed
         }
-        try fallback.delete(name)
-        return record
+        throw VaultError(
+            .conflict, "'\(name)' kept changing in \(fallback.label) while it was moved; it was left there, try again")
+    }
+
+    /// How often one read moves a secret that keeps changing in the fallback before giving up.
+    static let movesPerRead = 3
+
+    /// Deletes `record` from the fallback if it is still stored there with the same value and
+    /// expiry, in one step where the store offers it; returns the fallback's newer version otherwise.
+    private func deleteFromFallbackIfUnchanged(_ record: SecretRecord) throws(VaultError) -> SecretRecord? {
+        if let batch = fallback as? any SecretBatchStore {
+            if try batch.deleteUnchanged([record]).contains(record.name) { return nil }
+            return try fallback.read(record.name)
+        }
+        // No compare-and-delete in this store: compare just before deleting.
+        guard let current = try fallback.read(record.name) else { return nil }
+        guard current.isSameSecret(as: record) else { return current }
+        try fallback.delete(record.name)
+        return nil
     }
 
     public func write(_ record: SecretRecord) throws(VaultError) {

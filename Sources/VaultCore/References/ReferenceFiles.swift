@@ -16,16 +16,10 @@ public enum ReferenceFiles {
     }
 
     /// Writes `bytes` to `path` as a file only its owner can read (0600), atomically: a
-    /// temporary file with a unique name in the same directory, flushed, then renamed over
+    /// temporary file with a name of its own in the same directory, flushed, then renamed over
     /// `path`. On any failure the temporary file is removed and `path` is left as it was.
     public static func writePrivate(_ path: String, _ bytes: [UInt8]) throws(VaultError) {
-        let directory = FileSystem.directory(of: path)
-        var template = Array("\(directory)/.\(FileSystem.baseName(of: path)).XXXXXX".utf8CString)
-        // mkstemp creates the file with O_EXCL and mode 0600 before anything is written to it.
-        let fd = try syscall("create a temporary file in \(directory)") {
-            template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        }
-        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-        try FileSystem.replace(path, withTemporary: String(cString: template), fd: fd, bytes)
+        try FileSystem.writeAtomically(
+            bytes, directory: FileSystem.directory(of: path), name: FileSystem.baseName(of: path))
     }
 }

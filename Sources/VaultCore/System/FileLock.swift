@@ -2,24 +2,72 @@
     import Glibc
 #endif
 
-/// An exclusive advisory lock on `<vault file>.lock`, held for one read-modify-write.
+/// The exclusive locks held for one read-modify-write of a vault file.
+///
+/// The lock that serialises writers is an `flock` on the directory holding the vault file: a
+/// directory cannot be unlinked while the vault's files are in it, so whatever is deleted beside
+/// the vault, every writer locks the same object. (A lock on `<file>.lock` alone was not enough:
+/// once that file was deleted, the next writer created a new one and went straight in beside a
+/// writer still holding the old one, and one of the two updates was lost.) `<file>.lock` is locked
+/// too, after the directory, so that vault 1.0 writers still wait for this one; it also keeps the
+/// header record (``HeaderRecord``).
 ///
 /// `flock` locks belong to the open file description, so the kernel releases them when the
-/// process dies: a lock left by a killed `vault` never blocks the next command. The lock lives
-/// on a separate file because the vault file itself is replaced by rename on every write.
+/// process dies: a lock left by a killed `vault` never blocks the next command.
 final class FileLock {
+    /// The vault file's directory, open and locked; the write is made relative to it, so the
+    /// directory is resolved once.
+    let directory: Int32
+    /// The vault file's name in ``directory``.
+    let fileName: String
+    /// The vault file's path, symbolic links resolved.
+    let path: String
     private let fd: Int32
 
-    /// Blocks until the lock on `path` is held. Creates the lock file (0600) if needed.
-    init(path: String) throws(VaultError) {
-        fd = try syscall("open the lock file \(path)") {
-            open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+    /// Blocks until the locks for the vault file `path` are held. Creates `<path>.lock` (0600)
+    /// if needed; when running as root, gives it the vault file's owner, so that `sudo vault set`
+    /// never leaves the owner a lock file they cannot open.
+    init(file path: String) throws(VaultError) {
+        let directoryPath = FileSystem.directory(of: path)
+        let fileName = FileSystem.baseName(of: path)
+        let directory = try syscall("open the directory \(directoryPath)") {
+            open(directoryPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        }
+        let fd: Int32
+        do {
+            try Self.lockDirectory(directory, directoryPath)
+            fd = try syscall("open the lock file \(path).lock") {
+                open(path + ".lock", O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+            }
+        } catch {
+            close(directory)
+            throw error
         }
         do {
-            try syscall("lock \(path)") { flock(fd, LOCK_EX) }
+            try syscall("lock \(path).lock") { flock(fd, LOCK_EX) }
+            if let owner = FileSystem.ownerToKeep(directory, fileName) {
+                try syscall("give \(path).lock to the vault file's owner") { fchown(fd, owner.uid, owner.gid) }
+            }
         } catch {
             close(fd)
+            close(directory)
             throw error
+        }
+        self.path = path
+        self.fileName = fileName
+        self.directory = directory
+        self.fd = fd
+    }
+
+    /// Locks the directory. Where a directory cannot be locked (NFS emulates `flock` with POSIX
+    /// locks, which need a descriptor open for writing), only the lock file is locked, as vault
+    /// 1.0 did: writers still exclude each other unless the lock file is deleted under them.
+    private static func lockDirectory(_ directory: Int32, _ path: String) throws(VaultError) {
+        while flock(directory, LOCK_EX) != 0 {
+            let code = errno
+            if code == EINTR { continue }
+            if code == EBADF || code == ENOLCK || code == EOPNOTSUPP { return }
+            throw systemError("lock the directory \(path)", errno: code)
         }
     }
 
@@ -31,6 +79,32 @@ final class FileLock {
         }
         guard written == bytes.count else { throw VaultError(.other, "cannot write the lock file: short write") }
         try syscall("flush the lock file") { fsync(fd) }
+    }
+
+    deinit {
+        close(fd)  // releases the locks
+        close(directory)
+    }
+}
+
+/// An exclusive `flock` on one lock file, held until released: for locks that guard something
+/// other than a vault file (a token's refresh, a keyring name), where locking the directory as
+/// ``FileLock`` does would make a write to a vault file in that directory wait for ever.
+final class LockFile {
+    private let fd: Int32
+
+    /// Blocks until `path` (created 0600 if needed; never through a symbolic link) is locked.
+    init(path: String) throws(VaultError) {
+        let fd = try syscall("open the lock file \(path)") {
+            open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        }
+        do {
+            try syscall("lock \(path)") { flock(fd, LOCK_EX) }
+        } catch {
+            close(fd)
+            throw error
+        }
+        self.fd = fd
     }
 
     deinit {

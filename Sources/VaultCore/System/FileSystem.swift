@@ -123,26 +123,133 @@ enum FileSystem {
         _ = chmod(path, 0o700)
     }
 
-    /// Replaces `path` with `bytes` atomically and durably.
+    /// Replaces the vault file `lock` is held for with `bytes`, atomically and durably.
     ///
-    /// Writes a temporary file (mode 0600) in the same directory, fsyncs it, renames it over
-    /// `path` and fsyncs the directory. A crash at any point leaves either the old or the new
-    /// file; a failure removes the temporary file. The caller holds the vault's ``FileLock``, so
-    /// one fixed temporary name suffices and a crashed writer's leftover is reused, not piled up.
-    static func writeAtomically(_ path: String, _ bytes: [UInt8]) throws(VaultError) {
-        let dir = directory(of: path)
-        let temporary = "\(dir)/.\(baseName(of: path)).tmp"
-        let fd = try syscall("create \(temporary)") {
-            open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        }
-        try replace(path, withTemporary: temporary, fd: fd, bytes)
+    /// Writes a temporary file (mode 0600) with a name of its own, created with `O_EXCL`, in the
+    /// same directory, fsyncs it, renames it over the file and fsyncs the directory. A crash at
+    /// any point leaves either the old or the new file; a failure removes the temporary file.
+    /// Temporary files a crashed writer left are removed first: the directory lock is held, so no
+    /// live writer owns one. A temporary file deleted by someone else before the rename is
+    /// written again. When running as root, the new file keeps the old one's owner.
+    static func writeAtomically(_ bytes: [UInt8], lock: FileLock) throws(VaultError) {
+        try writeAtomically(bytes, in: lock.directory, name: lock.fileName)
     }
 
-    /// Flushes a directory's entries (a rename) to disk.
-    static func syncDirectory(_ dir: String) throws(VaultError) {
-        let fd = try syscall("open the directory \(dir)") { open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+    /// Replaces the file `name` in the folder `directory` with `bytes`, as above; for small
+    /// files vault keeps outside the vault's directory, which nothing else writes at once.
+    static func writeAtomically(_ bytes: [UInt8], directory: String, name: String) throws(VaultError) {
+        let fd = try syscall("open the directory \(directory)") {
+            open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        }
         defer { close(fd) }
-        try syscall("flush the directory \(dir) to disk") { fsync(fd) }
+        try writeAtomically(bytes, in: fd, name: name)
+    }
+
+    private static func writeAtomically(_ bytes: [UInt8], in dir: Int32, name: String) throws(VaultError) {
+        removeStaleTemporaryFiles(of: name, in: dir)
+        let owner = ownerToKeep(dir, name)
+        var attempt = 0
+        while true {
+            attempt += 1
+            let temporary = ".\(name).tmp-\(randomSuffix())"
+            let fd = try syscall("create \(temporary)") {
+                openat(dir, temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+            }
+            var renamed = false
+            defer { if !renamed { unlinkat(dir, temporary, 0) } }
+            do {
+                defer { close(fd) }
+                try syscall("set the mode of \(temporary)") { fchmod(fd, 0o600) }
+                if let owner {
+                    try syscall("give \(temporary) the owner of \(name)") { fchown(fd, owner.uid, owner.gid) }
+                }
+                var offset = 0
+                while offset < bytes.count {
+                    let n = try syscall("write \(temporary)") {
+                        bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
+                    }
+                    offset += n
+                }
+                try syscall("flush \(temporary) to disk") { fsync(fd) }
+            }
+            if renameat(dir, temporary, dir, name) != 0 {
+                let code = errno
+                // Someone deleted the temporary file: the old file is still in place, write it again.
+                if code == ENOENT, attempt < Self.writeAttempts { continue }
+                throw systemError("replace \(name)", errno: code)
+            }
+            renamed = true
+            break
+        }
+        while fsync(dir) != 0 {
+            let code = errno
+            if code == EINTR { continue }
+            // The rename is done and every later command sees the new file: saying the write
+            // failed would invite a retry of a change that happened (an `rm` would then say "no
+            // secret"), but it may not survive a crash, so it is still a failure.
+            throw VaultError(
+                .other,
+                "\(name) was changed, but flushing its directory to disk failed (\(String(cString: strerror(code)))); "
+                    + "the change may not survive a crash")
+        }
+    }
+
+    /// How often a write whose temporary file is deleted before the rename is tried.
+    static let writeAttempts = 20
+
+    /// The owner a new version of `name` must keep: when running as root, the owner of the file
+    /// being replaced (so that `sudo vault set` leaves the user's vault theirs), else nil.
+    static func ownerToKeep(_ dir: Int32, _ name: String) -> (uid: uid_t, gid: gid_t)? {
+        guard geteuid() == 0 else { return nil }
+        var st = stat()
+        guard fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return nil }
+        guard st.st_uid != geteuid() || st.st_gid != getegid() else { return nil }
+        return (st.st_uid, st.st_gid)
+    }
+
+    /// Removes `.<name>.tmp` (vault 1.0's fixed name) and `.<name>.tmp-<16 hex digits>`.
+    private static func removeStaleTemporaryFiles(of name: String, in dir: Int32) {
+        let copy = dup(dir)
+        guard copy >= 0 else { return }
+        guard let stream = fdopendir(copy) else {
+            close(copy)
+            return
+        }
+        defer { closedir(stream) }
+        let prefix = ".\(name).tmp"
+        var stale: [String] = []
+        while let entry = readdir(stream) {
+            let entryName = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            guard entryName.hasPrefix(prefix) else { continue }
+            let rest = entryName.utf8.dropFirst(prefix.utf8.count)
+            let isOurs =
+                rest.isEmpty
+                || (rest.count == 17 && rest.first == UInt8(ascii: "-")
+                    && rest.dropFirst().allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })
+            if isOurs { stale.append(entryName) }
+        }
+        for entryName in stale { unlinkat(dir, entryName, 0) }
+    }
+
+    private static func randomSuffix() -> String {
+        let hex = String(UInt64.random(in: .min ... .max), radix: 16)
+        return String(repeating: "0", count: 16 - hex.utf8.count) + hex
+    }
+
+    /// Resolves a vault path that is a symbolic link to the file it names, once, so that a write
+    /// replaces the target (with the lock and temporary files beside it), never the link.
+    static func resolvingLink(_ path: String) throws(VaultError) -> String {
+        var st = stat()
+        guard lstat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFLNK else { return path }
+        guard let resolved = realPath(path) else {
+            let code = errno
+            guard code == ENOENT else { throw systemError("resolve the symbolic link \(path)", errno: code) }
+            throw VaultError(
+                .usage, "\(path) is a symbolic link to a missing file; create the target or name it with --file")
+        }
+        return resolved
     }
 
     /// The directory part of a path (`.` for a bare file name).
@@ -155,6 +262,18 @@ enum FileSystem {
     static func baseName(of path: String) -> String {
         guard let slash = path.utf8.lastIndex(of: 0x2F) else { return path }
         return String(path[path.utf8.index(after: slash)...])
+    }
+
+    /// The owner of `path`, or of its nearest existing parent if it does not exist.
+    static func ownerOfNearestExisting(_ path: String) -> uid_t? {
+        var current = path
+        while true {
+            var st = stat()
+            if stat(current, &st) == 0 { return st.st_uid }
+            let parent = directory(of: current)
+            if parent == current { return nil }
+            current = parent
+        }
     }
 
     static func exists(_ path: String) -> Bool {
@@ -182,7 +301,7 @@ extension FileSystem {
         return path
     }
 
-    private static func realPath(_ path: String) -> String? {
+    fileprivate static func realPath(_ path: String) -> String? {
         guard let resolved = realpath(path, nil) else { return nil }
         defer { free(resolved) }
         return String(cString: resolved)

@@ -13,7 +13,8 @@
 ///   its surrounding blanks;
 /// - nothing is expanded: `$HOME` is five characters.
 ///
-/// A key given twice is an error, as is anything else that does not fit; errors name the line.
+/// A key given twice is an error, as is anything else that does not fit; errors name the line
+/// and, once a line is a `KEY=` assignment, its key, but never quote a line that is not one.
 public enum DotEnv {
     /// One `KEY=value` assignment and the line it starts on.
     public struct Entry: Hashable, Sendable {
@@ -167,9 +168,9 @@ struct DotEnvParser {
         while !atEnd, DotEnv.isKeyByte(current) { i += 1 }
         let key = String(decoding: bytes[keyStart..<i], as: UTF8.self)
         skipBlanks()
-        guard !key.isEmpty else { throw fail("expected KEY=VALUE (a key is letters, digits and _ . - /)") }
-        guard !atEnd, current == UInt8(ascii: "=") else {
-            throw fail("expected '=' after \(key) (a key is letters, digits and _ . - /)")
+        // Never quote the line: without its '=' it may be a bare token or a line of a PEM key.
+        guard !key.isEmpty, !atEnd, current == UInt8(ascii: "=") else {
+            throw fail("expected KEY=VALUE (a key is letters, digits and _ . - /); the line is not shown")
         }
         i += 1
         do {

@@ -114,7 +114,8 @@ enum SecretsJSON {
             case ("name", _), ("value", _), ("value_base64", _), ("expires", _):
                 throw fail("'\(member.key)' is given twice or has the wrong type")
             default:
-                throw fail("unknown key '\(member.key)' (keys are name, value or value_base64, expires)")
+                // Not quoted: a misplaced value or key may stand where a key should.
+                throw fail("an unknown key (keys are name, value or value_base64, expires)")
             }
         }
         guard let name else { throw fail("no \"name\"") }

@@ -18,9 +18,12 @@ extension CommandSpec {
             Two different secrets for one variable, a name with no letter or digit, and a value holding
             a NUL byte are usage errors (exit 2); a missing secret exits 1 and an expired one 3; all of
             this is checked before COMMAND runs. Values never appear in COMMAND's arguments.
-            VAULT_IDENTITY and VAULT_PASSPHRASE (and VAULT_TO_IDENTITY, VAULT_TO_PASSPHRASE) are
-            removed from COMMAND's environment, so it gets the secrets it was given, not the key to
-            the vault. The exit status is COMMAND's own; if it cannot be started, vault prints one
+            A derived variable never replaces one COMMAND would inherit, nor sets one that decides
+            what code it loads or runs (LD_*, PATH, IFS, ENV, BASH_ENV, PYTHONSTARTUP, ...; see
+            'man vault'): that is a usage error too, unless the variable is chosen with --env VAR=NAME.
+            Every key variable (\(VaultVariables.keyMaterial.joined(separator: ", ")))
+            is removed from COMMAND's environment, so it gets the secrets it was given, not the key
+            to the vault. The exit status is COMMAND's own; if it cannot be started, vault prints one
             line and exits 127 (not found) or 126 (found but not executable), as shells do.
             """,
         options: [
@@ -42,24 +45,23 @@ extension CommandSpec {
             guard !texts.isEmpty || invocation.flag("all") || invocation.value("env-file") != nil else {
                 throw VaultError(.usage, "choose the secrets: --env VAR=NAME (repeatable) or --all; or --env-file FILE")
             }
+            Hygiene.saveSignalDispositions()  // before the Secret Service backend loads GLib
             let service = try invocation.factory.service()
             let vault = try invocation.vault()
             var bindings = invocation.flag("all") ? try vault.bindingsForAll(service: service) : []
-            for text in texts {
-                bindings.append(try EnvironmentBinding(parsing: text, service: service))
+            for (index, text) in texts.enumerated() {
+                bindings.append(try EnvironmentBinding(parsing: text, service: service, position: index + 1))
             }
+            try EnvironmentBinding.checkDerived(bindings, inherited: Set(invocation.factory.environment.keys))
             let variables = try ExecEnvFile.variables(
                 invocation, vault: vault,
                 adding: try vault.environment(for: bindings, allowExpired: invocation.flag("allow-expired")))
-            return ProcessImage.replace(with: command, setting: variables, removing: ProcessImage.keyVariables)
+            return ProcessImage.replace(with: command, setting: variables, removing: VaultVariables.keyMaterial)
         })
 }
 
 /// Replaces the vault process with another program.
 enum ProcessImage {
-    /// The variables that hold a vault's key material itself (not a path to it).
-    static let keyVariables = ["VAULT_IDENTITY", "VAULT_PASSPHRASE", "VAULT_TO_IDENTITY", "VAULT_TO_PASSPHRASE"]
-
     /// Calls `execvpe` with vault's environment less `removing` and the variables being set,
     /// plus `setting`. Returns only if that fails, with the status a shell would give (127: not
     /// found, 126: found but not executable), after printing one line.
@@ -69,12 +71,14 @@ enum ProcessImage {
     static func replace(
         with arguments: [String], setting variables: [(variable: String, value: [UInt8])], removing: [String]
     ) -> Int32 {
-        let dropped = Set(removing + variables.map(\.variable))
+        // Names are compared as bytes: split as Characters, `NAME=` followed by a combining mark
+        // is one grapheme, and the entry would not be recognised.
+        let dropped = (removing + variables.map(\.variable)).map { Array($0.utf8) }
         var envp: [UnsafeMutablePointer<CChar>?] = []
         var entry = environ
         while let pointer = entry.pointee {
-            let text = String(cString: pointer)
-            if !dropped.contains(String(text.prefix { $0 != "=" })) { envp.append(pointer) }
+            let name = ProcessEnvironment.name(of: pointer)
+            if !dropped.contains(where: { $0.elementsEqual(name) }) { envp.append(pointer) }
             entry += 1
         }
         var added: [UnsafeMutableBufferPointer<UInt8>] = []

@@ -13,7 +13,7 @@ extension CommandSpec {
                 return ExitStatus.success
             }
             guard let spec = CommandSpec.named(name) else {
-                throw VaultError(.usage, "unknown command '\(name)'; run 'vault help' for the list")
+                throw VaultError(.usage, "unknown command \(shown(name, position: nil)); run 'vault help' for the list")
             }
             StandardIO.print(HelpText.forCommand(spec))
             return ExitStatus.success

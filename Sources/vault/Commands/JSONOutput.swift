@@ -43,6 +43,17 @@ enum JSONOutput {
 
     /// The `ls --json` fields followed by `"size"`: the `show --json` object, on one line.
     static func info(_ info: SecretInfo) -> String {
-        "{" + fields(info.entry, expired: info.state == .expired) + ",\"size\":\(info.size)}\n"
+        "{" + fields(info.entry, expired: info.state == .expired) + ",\"size\":\(info.size)"
+            + (info.token.map { ",\"token\":" + token($0) } ?? "") + "}\n"
+    }
+
+    /// The `"token"` object of a living token in `show --json`: never a token.
+    static func token(_ token: TokenSummary) -> String {
+        func text(_ value: String?) -> String { value.map(string) ?? "null" }
+        return "{\"kind\":\(string(token.kind)),\"token_url\":\(text(token.tokenURL)),"
+            + "\"client_id\":\(text(token.clientID)),\"client_secret_name\":\(text(token.clientSecretName)),"
+            + "\"scope\":\(text(token.scope)),\"refresh_token\":\(token.holdsRefreshToken),"
+            + "\"refreshable\":\(token.refreshable),\"lifetime\":\(token.lifetime.map(String.init) ?? "null"),"
+            + "\"command\":\(text(token.command))}"
     }
 }

@@ -10,8 +10,10 @@ extension CommandSpec {
             marked "(expired ...)" and one that expires within 7 days "(expires ..., within 7 days)";
             when it is not (a pipe, a file), the lines are the bare names, so scripts can read them.
             --long prints NAME<TAB>STATE<TAB>EXPIRES everywhere: STATE is valid, soon (expires within
-            7 days) or expired, EXPIRES an RFC 3339 time or '-'. --json prints an array of objects with
-            the keys service, account, created, updated, expires (may be null) and expired (docs/json.md).
+            7 days), expired, or refreshable (a living token vault refreshes on read, docs/tokens.md),
+            EXPIRES an RFC 3339 time or '-'. A refreshable token never counts as expired. --json prints
+            an array of objects with the keys service, account, created, updated, expires (may be null)
+            and expired (docs/json.md).
             --expired lists only the expired secrets, in any of these forms.
             """,
         options: [
@@ -27,15 +29,21 @@ extension CommandSpec {
             }
             let all = invocation.flag("all")
             let vault = try invocation.vault()
-            var entries = try vault.list(service: all ? nil : try invocation.factory.service())
-                .map { ($0, vault.expiryState(of: $0.metadata)) }
+            let service = all ? nil : try invocation.factory.service()
+            let (listed, refreshable) = try vault.listWithTokens(service: service)
+            // A token vault refreshes on read is never shown as expired.
+            var entries = listed.map { entry in
+                let state = vault.expiryState(of: entry.metadata)
+                return (entry, refreshable.contains(entry.name) && state == .expired ? .valid : state)
+            }
             if invocation.flag("expired") { entries = entries.filter { $0.1 == .expired } }
             let out: String
             if invocation.flag("json") {
                 out = JSONOutput.entries(entries.map { ($0.0, expired: $0.1 == .expired) })
             } else if invocation.flag("long") {
                 out = entries.map { entry, state in
-                    Listing.name(entry, all: all) + "\t\(state.rawValue)\t\(entry.metadata.expires?.rfc3339 ?? "-")\n"
+                    let shown = refreshable.contains(entry.name) ? "refreshable" : state.rawValue
+                    return Listing.name(entry, all: all) + "\t\(shown)\t\(entry.metadata.expires?.rfc3339 ?? "-")\n"
                 }.joined()
             } else if StandardIO.isTerminal(1) {
                 out = Listing.marked(entries, all: all)
@@ -54,7 +62,10 @@ extension CommandSpec {
             ('never' if none), whether it has expired, and the size of its value in bytes, one
             'key: value' per line. With --json, one object with the keys service, account, created,
             updated, expires, expired and size (docs/json.md). Expired secrets are shown too (exit 0);
-            a missing one exits 1.
+            a missing one exits 1. For a living token (docs/tokens.md), 'refresh:' says how vault
+            refreshes it, and --json adds a "token" object: kind (oauth or command), token_url,
+            client_id, client_secret_name, scope, refresh_token (whether one is held), refreshable,
+            lifetime and command. No token is ever shown.
             """,
         options: [OptionSpec("json", "print the metadata as one JSON object")],
         run: { (invocation) throws(VaultError) in
@@ -66,12 +77,13 @@ extension CommandSpec {
             let metadata = info.entry.metadata
             var expires = metadata.expires?.rfc3339 ?? "never"
             if info.state == .soon { expires += " (within 7 days)" }
-            let lines = [
-                ("service", info.entry.name.service), ("account", info.entry.name.account),
-                ("created", metadata.created.rfc3339), ("updated", metadata.updated.rfc3339),
-                ("expires", expires), ("expired", info.state == .expired ? "yes" : "no"),
-                ("size", "\(info.size) \(info.size == 1 ? "byte" : "bytes")"),
-            ]
+            let lines =
+                [
+                    ("service", info.entry.name.service), ("account", info.entry.name.account),
+                    ("created", metadata.created.rfc3339), ("updated", metadata.updated.rfc3339),
+                    ("expires", expires), ("expired", info.state == .expired ? "yes" : "no"),
+                    ("size", "\(info.size) \(info.size == 1 ? "byte" : "bytes")"),
+                ] + (info.token.map(Listing.tokenLines) ?? [])
             try StandardIO.write(lines.map { "\($0.0):".padding(to: 9) + $0.1 + "\n" }.joined().utf8, to: 1)
             return ExitStatus.success
         })
@@ -79,6 +91,18 @@ extension CommandSpec {
 
 /// The text forms of `vault ls`.
 enum Listing {
+    /// The `show` lines of a living token.
+    static func tokenLines(_ token: TokenSummary) -> [(String, String)] {
+        var how: String
+        if token.kind == "oauth" {
+            how = "oauth, client \(token.clientID ?? "-") at \(token.tokenURL ?? "-")"
+            how += token.holdsRefreshToken ? ", refresh token held" : ", no refresh token"
+        } else {
+            how = "command: \(token.command ?? "")"
+        }
+        return [("refresh", how)]
+    }
+
     static func name(_ entry: SecretEntry, all: Bool) -> String {
         all ? "\(entry.name.service)\t\(entry.name.account)" : entry.name.account
     }

@@ -9,11 +9,18 @@ extension CommandSpec {
             vault asks for it without echo instead (one line). Values never come from the command line,
             where other users could see them in ps. The limit is 1 MiB.
             An existing secret is replaced in place and keeps its creation time.
+            With --refresh-command CMD and --expires-in D, NAME is a living token: when it has expired or
+            expires within VAULT_REFRESH_SKEW seconds, a read runs CMD (sh -c) and stores what it prints,
+            a token response JSON or a bare token that lives D. Standard input, if any, is the current
+            token (valid for D, or until --expires-at); without one the first read runs CMD.
             """,
         options: [
             OptionSpec(
                 "expires-in", value: "DURATION", "expire after DURATION: a number and s, m, h, d or w (25m, 12h, 30d)"),
             OptionSpec("expires-at", value: "TIME", "expire at an RFC 3339 time (2026-12-01T09:00:00Z)"),
+            OptionSpec(
+                "refresh-command", value: "CMD",
+                "on expiry, run CMD with sh -c for a new token (a bare token or token JSON; docs/tokens.md)"),
         ],
         run: { (invocation) throws(VaultError) in
             let operands = invocation.commandLine.operands + (invocation.commandLine.terminated ?? [])
@@ -24,10 +31,15 @@ extension CommandSpec {
                 )
             }
             let name = try invocation.name()
+            if let command = invocation.value("refresh-command") {
+                return try TokenCommands.setWithCommand(invocation, name: name, command: command)
+            }
             let expires = try Expiry.parse(at: invocation.value("expires-at"), in: invocation.value("expires-in"))
             var value: [UInt8]
             if StandardIO.isTerminal(0) {
-                guard let typed = try Terminal.ask("Value for \(name.account): ", environment: invocation.environment)
+                guard
+                    let typed = try Terminal.ask(
+                        "Value for \(name.account): ", allowed: invocation.factory.allowsPrompts)
                 else {
                     throw VaultError(.usage, "no terminal to ask for the value on; pipe the value in on standard input")
                 }

@@ -65,7 +65,8 @@ enum HelperRole {
     /// Builds the store the way `vault` does for the same options and environment.
     static func store(_ options: GlobalOptions, environment: [String: String]) throws(VaultError) -> any SecretStore {
         try StoreFactory(
-            options: options, environment: environment, prompt: Terminal.passphrasePrompt(environment: environment)
+            options: options, environment: environment,
+            prompt: Terminal.passphrasePrompt(allowed: !VaultVariables.forbidsPrompts(environment))
         ).makeStore()
     }
 }

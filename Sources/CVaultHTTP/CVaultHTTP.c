@@ -1,0 +1,265 @@
+// The shim's loader and the one request function. See include/CVaultHTTP.h for the contract and
+// curl_abi.h for the copied libcurl declarations and how they are checked.
+#define _GNU_SOURCE
+#include "CVaultHTTP.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "curl_abi.h"
+
+// MARK: Loading
+
+// One function pointer per entry of CVAULTHTTP_FUNCTIONS, named after the function.
+typedef struct CVaultHTTP_Functions {
+#define CVAULTHTTP_FIELD(ret, name, params) ret(*name) params;
+    CVAULTHTTP_FUNCTIONS(CVAULTHTTP_FIELD)
+#undef CVAULTHTTP_FIELD
+} CVaultHTTP_Functions;
+
+static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
+static CVaultHTTP_Functions fn;  // written once, under load_lock, before `loaded` is set
+static bool loaded = false;
+
+static char *copy_reason(const char *prefix, const char *reason) {
+    const char *text = reason != NULL ? reason : "unknown error";
+    size_t size = strlen(prefix) + strlen(text) + 1;
+    char *out = malloc(size);
+    if (out == NULL) abort();  // NULL would read as "loaded"
+    snprintf(out, size, "%s%s", prefix, text);
+    return out;
+}
+
+char *_Nullable CVaultHTTP_Load(const char *_Nonnull soname) {
+    pthread_mutex_lock(&load_lock);
+    char *reason = NULL;
+    if (loaded) {
+        pthread_mutex_unlock(&load_lock);
+        return NULL;
+    }
+    void *handle = dlopen(soname, RTLD_LAZY | RTLD_LOCAL);
+    if (handle == NULL) {
+        reason = copy_reason("", dlerror());
+    } else {
+        CVaultHTTP_Functions table;
+        bool complete = true;
+        (void)dlerror();
+#define CVAULTHTTP_RESOLVE(ret, name, params)                                          \
+    if (complete) {                                                                    \
+        void *symbol = dlsym(handle, #name);                                           \
+        if (symbol == NULL) {                                                          \
+            reason = copy_reason(soname, ": missing " #name);                          \
+            complete = false;                                                          \
+        } else {                                                                       \
+            /* POSIX guarantees that dlsym's result converts to a function pointer. */ \
+            memcpy(&table.name, &symbol, sizeof symbol);                               \
+        }                                                                              \
+    }
+        CVAULTHTTP_FUNCTIONS(CVAULTHTTP_RESOLVE)
+#undef CVAULTHTTP_RESOLVE
+        // curl_global_init is not thread-safe in older libcurl: it runs here, under the lock,
+        // once, before any handle exists.
+        if (complete && table.curl_global_init(CVAULTHTTP_CURL_GLOBAL_DEFAULT) != CVAULTHTTP_CURLE_OK) {
+            reason = copy_reason(soname, ": curl_global_init failed");
+            complete = false;
+        }
+        if (complete) {
+            fn = table;
+            loaded = true;  // the handle stays open for the life of the process
+        } else {
+            dlclose(handle);
+        }
+    }
+    pthread_mutex_unlock(&load_lock);
+    return reason;
+}
+
+// MARK: Collecting the response
+
+// A growing buffer. It may hold a secret, so it never uses realloc (which can leave a copy
+// behind): growth copies into a new block and wipes the old one.
+typedef struct Buffer {
+    uint8_t *bytes;
+    size_t length;
+    size_t capacity;
+    size_t limit;
+    bool tooLarge;
+} Buffer;
+
+static void buffer_wipe_free(uint8_t *bytes, size_t capacity) {
+    if (bytes == NULL) return;
+    explicit_bzero(bytes, capacity);
+    free(bytes);
+}
+
+static bool buffer_append(Buffer *buffer, const void *data, size_t count) {
+    if (count > buffer->limit - buffer->length) {
+        buffer->tooLarge = true;
+        return false;
+    }
+    size_t needed = buffer->length + count + 1;  // room for a terminating NUL
+    if (needed > buffer->capacity) {
+        size_t capacity = buffer->capacity < 4096 ? 4096 : buffer->capacity;
+        while (capacity < needed) capacity *= 2;
+        uint8_t *grown = malloc(capacity);
+        if (grown == NULL) return false;
+        if (buffer->length > 0) memcpy(grown, buffer->bytes, buffer->length);
+        buffer_wipe_free(buffer->bytes, buffer->capacity);
+        buffer->bytes = grown;
+        buffer->capacity = capacity;
+    }
+    memcpy(buffer->bytes + buffer->length, data, count);
+    buffer->length += count;
+    buffer->bytes[buffer->length] = 0;
+    return true;
+}
+
+static size_t write_body(char *data, size_t size, size_t count, void *context) {
+    // Returning less than size * count makes curl stop with CURLE_WRITE_ERROR.
+    return buffer_append(context, data, size * count) ? size * count : 0;
+}
+
+static size_t write_header(char *data, size_t size, size_t count, void *context) {
+    Buffer *headers = context;
+    size_t length = size * count;
+    // A status line starts a new response (after a 100 Continue, say): keep only the last one's
+    // headers, and not the status line itself.
+    if (length >= 5 && memcmp(data, "HTTP/", 5) == 0) {
+        headers->length = 0;
+        return length;
+    }
+    return buffer_append(headers, data, length) ? length : 0;
+}
+
+// MARK: One request
+
+static CVaultHTTP_Failure classify(unsigned int code) {
+    switch (code) {
+    case CVAULTHTTP_CURLE_COULDNT_RESOLVE_PROXY:
+    case CVAULTHTTP_CURLE_COULDNT_RESOLVE_HOST:
+    case CVAULTHTTP_CURLE_COULDNT_CONNECT:
+    case CVAULTHTTP_CURLE_PROXY:
+        return CVaultHTTP_FailureConnect;
+    case CVAULTHTTP_CURLE_OPERATION_TIMEDOUT:
+        return CVaultHTTP_FailureTimeout;
+    case CVAULTHTTP_CURLE_SSL_CONNECT_ERROR:
+    case CVAULTHTTP_CURLE_SSL_CERTPROBLEM:
+    case CVAULTHTTP_CURLE_PEER_FAILED_VERIFICATION:
+    case CVAULTHTTP_CURLE_SSL_CACERT_BADFILE:
+        return CVaultHTTP_FailureTLS;
+    case CVAULTHTTP_CURLE_UNSUPPORTED_PROTOCOL:
+    case CVAULTHTTP_CURLE_URL_MALFORMAT:
+        return CVaultHTTP_FailureRequest;
+    default:
+        return CVaultHTTP_FailureExchange;
+    }
+}
+
+static void fail(CVaultHTTP_Result *result, CVaultHTTP_Failure failure, const char *reason) {
+    result->failure = failure;
+    snprintf(result->reason, sizeof result->reason, "%s", reason);
+}
+
+void CVaultHTTP_Perform(const CVaultHTTP_Request *_Nonnull request, CVaultHTTP_Result *_Nonnull result) {
+    memset(result, 0, sizeof *result);
+    if (!loaded) {
+        fail(result, CVaultHTTP_FailureRequest, "libcurl is not loaded");
+        return;
+    }
+    void *curl = fn.curl_easy_init();
+    if (curl == NULL) {
+        fail(result, CVaultHTTP_FailureRequest, "curl_easy_init failed");
+        return;
+    }
+    struct CVaultHTTP_CurlSList *headers = NULL;
+    bool ok = true;
+    for (size_t i = 0; ok && i < request->headerCount; i++) {
+        struct CVaultHTTP_CurlSList *appended = fn.curl_slist_append(headers, request->headers[i]);
+        if (appended == NULL) ok = false;
+        headers = appended != NULL ? appended : headers;
+    }
+    // No "Expect: 100-continue" pause before a body: the servers vault talks to answer at once.
+    struct CVaultHTTP_CurlSList *appended = ok ? fn.curl_slist_append(headers, "Expect:") : NULL;
+    if (appended == NULL) ok = false;
+    headers = appended != NULL ? appended : headers;
+    if (!ok) {
+        fn.curl_slist_free_all(headers);
+        fn.curl_easy_cleanup(curl);
+        fail(result, CVaultHTTP_FailureRequest, "out of memory");
+        return;
+    }
+
+    Buffer body = {.limit = request->maxBodyLength};
+    Buffer head = {.limit = 1 << 20};
+    char error[CVAULTHTTP_CURL_ERROR_SIZE] = {0};
+    long timeout = request->timeoutMilliseconds > 0 ? request->timeoutMilliseconds : 1;
+    unsigned int code = CVAULTHTTP_CURLE_OK;
+    // Each setopt is checked; the first failure stops the request.
+#define SET(option, value) \
+    if (code == CVAULTHTTP_CURLE_OK) code = fn.curl_easy_setopt(curl, option, value)
+    SET(CVAULTHTTP_CURLOPT_ERRORBUFFER, error);
+    SET(CVAULTHTTP_CURLOPT_URL, request->url);
+    SET(CVAULTHTTP_CURLOPT_NOSIGNAL, 1L);  // threads: no SIGALRM for name resolution timeouts
+    SET(CVAULTHTTP_CURLOPT_TIMEOUT_MS, timeout);
+    SET(CVAULTHTTP_CURLOPT_CONNECTTIMEOUT_MS, timeout);
+    SET(CVAULTHTTP_CURLOPT_FOLLOWLOCATION, 0L);
+    SET(CVAULTHTTP_CURLOPT_HTTPHEADER, headers);
+    SET(CVAULTHTTP_CURLOPT_WRITEFUNCTION, write_body);
+    SET(CVAULTHTTP_CURLOPT_WRITEDATA, &body);
+    SET(CVAULTHTTP_CURLOPT_HEADERFUNCTION, write_header);
+    SET(CVAULTHTTP_CURLOPT_HEADERDATA, &head);
+    // An empty string turns libcurl's own reading of http_proxy and friends off.
+    SET(CVAULTHTTP_CURLOPT_PROXY, request->proxy != NULL ? request->proxy : "");
+    if (request->noProxy != NULL) SET(CVAULTHTTP_CURLOPT_NOPROXY, request->noProxy);
+    if (request->caFile != NULL) SET(CVAULTHTTP_CURLOPT_CAINFO, request->caFile);
+    if (request->skipVerify) {
+        SET(CVAULTHTTP_CURLOPT_SSL_VERIFYPEER, 0L);
+        SET(CVAULTHTTP_CURLOPT_SSL_VERIFYHOST, 0L);
+    }
+    if (strcmp(request->method, "GET") == 0 && request->body == NULL) {
+        SET(CVAULTHTTP_CURLOPT_HTTPGET, 1L);
+    } else if (strcmp(request->method, "HEAD") == 0) {
+        SET(CVAULTHTTP_CURLOPT_NOBODY, 1L);
+    } else {
+        if (request->body != NULL) {
+            SET(CVAULTHTTP_CURLOPT_POST, 1L);
+            SET(CVAULTHTTP_CURLOPT_POSTFIELDSIZE_LARGE, (int64_t)request->bodyLength);
+            SET(CVAULTHTTP_CURLOPT_POSTFIELDS, (const char *)request->body);
+        }
+        if (strcmp(request->method, "POST") != 0) SET(CVAULTHTTP_CURLOPT_CUSTOMREQUEST, request->method);
+    }
+#undef SET
+    if (code == CVAULTHTTP_CURLE_OK) code = fn.curl_easy_perform(curl);
+    if (code == CVAULTHTTP_CURLE_OK) {
+        long status = 0;
+        fn.curl_easy_getinfo(curl, CVAULTHTTP_CURLINFO_RESPONSE_CODE, &status);
+        result->status = status;
+        result->body = body.bytes;
+        result->bodyLength = body.length;
+        result->headers = (char *)head.bytes;
+        result->headersLength = head.length;
+    } else {
+        if (body.tooLarge) {
+            fail(result, CVaultHTTP_FailureTooLarge, "the response is too large");
+        } else {
+            fail(result, classify(code), error[0] != 0 ? error : fn.curl_easy_strerror(code));
+        }
+        buffer_wipe_free(body.bytes, body.capacity);
+        buffer_wipe_free(head.bytes, head.capacity);
+    }
+    fn.curl_easy_cleanup(curl);
+    fn.curl_slist_free_all(headers);
+}
+
+void CVaultHTTP_ResultClear(CVaultHTTP_Result *_Nonnull result) {
+    if (result->body != NULL) explicit_bzero(result->body, result->bodyLength);
+    free(result->body);
+    free(result->headers);
+    result->body = NULL;
+    result->bodyLength = 0;
+    result->headers = NULL;
+    result->headersLength = 0;
+}

@@ -1,0 +1,105 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The age headers this user last wrote each vault file with, remembered outside the file
+/// (`$XDG_STATE_HOME/vault/headers/`), so that a header someone else put there stops writes.
+///
+/// vault keeps a file's header across writes, so every `set` encrypts to the recipients the
+/// header holds. Anyone who may replace the file and knows one recipient's public key could
+/// build a file encrypted to that recipient and to themselves: vault would open it and from then
+/// on write every new secret to them too. An age header does not name its X25519 recipients (a
+/// stanza holds only an ephemeral share), so what is compared is the header itself: its SHA-256
+/// digest, with the stanza types kept to say what changed.
+///
+/// - First use of a file (no record) trusts its header.
+/// - A write to a file whose header is not the remembered one fails with `.damaged`; reads are
+///   unaffected. `vault trust` accepts the current header; `init` and `rekey` remember the
+///   header they write.
+public struct HeaderTrust: Sendable {
+    /// The folder holding one record per vault file, named after the digest of its path.
+    public let directory: String
+
+    /// Records kept in `directory` (created 0700 when the first record is written).
+    public init(directory: String) {
+        self.directory = directory
+    }
+
+    /// A remembered header: its digests (the last one vault wrote, and during a rekey the one
+    /// before it, so that a crash between remembering and renaming stops nothing) and the stanza
+    /// types of the newest.
+    struct Record: Equatable {
+        var digests: [String]
+        var types: [String]
+    }
+
+    /// Throws `.damaged` if `header` is not the one remembered for the vault file `path` (symbolic
+    /// links resolved); remembers it if nothing is remembered yet.
+    func verify(header: [UInt8], types: [String], path: String) throws(VaultError) {
+        let digest = HeaderRecord.digest(header)
+        guard let record = try record(for: path) else {
+            try remember(Record(digests: [digest], types: types), for: path)
+            return
+        }
+        guard !record.digests.contains(digest) else { return }
+        throw VaultError(
+            .damaged,
+            "the recipients of \(path) changed since you last wrote it (\(Self.change(from: record.types, to: types))); "
+                + "new secrets would go to them too, so writes stop: check who changed it, then run 'vault trust'")
+    }
+
+    /// What changed between two headers' stanza types, for the message.
+    static func change(from old: [String], to new: [String]) -> String {
+        guard old != new else { return "a new header, again for \(describe(new))" }
+        let added = new.count - old.count
+        let count = added > 0 ? ", \(added) added" : added < 0 ? ", \(-added) removed" : ""
+        return "now \(describe(new)), you wrote it to \(describe(old))\(count)"
+    }
+
+    /// Remembers `header` as the one this user wrote (or accepted) for the vault file `path`,
+    /// keeping `previous` trusted too (a rekey in progress).
+    func remember(header: [UInt8], types: [String], previous: [UInt8]? = nil, path: String) throws(VaultError) {
+        let digests = [HeaderRecord.digest(header)] + (previous.map { [HeaderRecord.digest($0)] } ?? [])
+        try remember(Record(digests: digests, types: types), for: path)
+    }
+
+    /// What a list of stanza types means to a person: "2 age public keys", "a passphrase".
+    public static func describe(_ types: [String]) -> String {
+        if types == ["scrypt"] { return "a passphrase" }
+        let keys = types.filter { $0 == "X25519" }.count
+        var parts = [keys == 1 ? "1 age public key" : "\(keys) age public keys"]
+        let others = types.count - keys
+        if others > 0 { parts.append("\(others) stanza(s) of other types") }
+        return parts.joined(separator: " and ")
+    }
+
+    /// The record's name: the digest of the vault file's absolute path, symbolic links resolved,
+    /// so that a relative `--file` names the same record from any folder.
+    private func recordName(for path: String) -> String {
+        HeaderRecord.digest(Array(FileSystem.canonicalPath(path).utf8))
+    }
+
+    func record(for path: String) throws(VaultError) -> Record? {
+        guard let bytes = try FileSystem.read(directory + "/" + recordName(for: path), limit: 1 << 16) else {
+            return nil
+        }
+        // Line 1: the vault file's path (for people); 2: digests; 3: stanza types.
+        let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+        guard lines.count >= 3 else { return nil }
+        let digests = lines[1].split(separator: " ").map(String.init)
+        guard !digests.isEmpty, digests.allSatisfy({ $0.utf8.count == 64 }) else { return nil }
+        return Record(digests: digests, types: lines[2].split(separator: " ").map(String.init))
+    }
+
+    private func remember(_ record: Record, for path: String) throws(VaultError) {
+        // Root writing a user's vault with the user's HOME (`sudo -E`) checks the user's record
+        // but leaves no root-owned file in their home, which would stop their own writes.
+        guard FileSystem.ownerOfNearestExisting(directory) == geteuid() else { return }
+        try FileSystem.makeDirectories(directory)
+        let lines = [
+            FileSystem.canonicalPath(path), record.digests.joined(separator: " "), record.types.joined(separator: " "),
+        ]
+        let text = lines.joined(separator: "\n") + "\n"
+        try FileSystem.writeAtomically(Array(text.utf8), directory: directory, name: recordName(for: path))
+    }
+}

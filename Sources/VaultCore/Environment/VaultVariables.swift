@@ -1,0 +1,65 @@
+/// One environment variable that vault reads.
+public struct VaultVariable: Sendable, Hashable {
+    /// The variable's name, e.g. `VAULT_FILE`.
+    public let name: String
+    /// What it is, in a few words (`vault help` shows it).
+    public let meaning: String
+    /// Whether it holds a key to the vault or says where one is: `vault exec` never passes it on.
+    public let isKeyMaterial: Bool
+
+    init(_ name: String, _ meaning: String, keyMaterial: Bool = false) {
+        self.name = name
+        self.meaning = meaning
+        self.isKeyMaterial = keyMaterial
+    }
+}
+
+/// Every environment variable vault reads: the one list behind `vault exec`'s removal of key
+/// material, `vault doctor`, `vault help` and the man page test (docs/vault.1, ENVIRONMENT).
+public enum VaultVariables {
+    /// The unlock variables of a file vault, in the order they are looked up.
+    public static let unlock = ["VAULT_IDENTITY", "VAULT_IDENTITY_FILE", "VAULT_PASSPHRASE", "VAULT_PASSPHRASE_FILE"]
+
+    /// The destination's unlock variables for `migrate` and `rekey`, in the order they are looked up.
+    public static let destinationUnlock = unlock.map { "VAULT_TO_" + $0.dropFirst("VAULT_".count) }
+
+    /// Every variable, in the order the man page lists them.
+    public static let all: [VaultVariable] =
+        [
+            VaultVariable("VAULT_BACKEND", "auto, file or secret-service (default auto)"),
+            VaultVariable("VAULT_FILE", "the vault file (also makes auto choose the file)"),
+            VaultVariable("VAULT_SERVICE", "the service names belong to (default vault)"),
+            VaultVariable("VAULT_TIMEOUT", "seconds to wait for the Secret Service (default 5)"),
+            VaultVariable("VAULT_IDENTITY", "an age identity, AGE-SECRET-KEY-1...", keyMaterial: true),
+            VaultVariable("VAULT_IDENTITY_FILE", "a file of age identities (mode 600)", keyMaterial: true),
+            VaultVariable("VAULT_PASSPHRASE", "the vault file's passphrase", keyMaterial: true),
+            VaultVariable("VAULT_PASSPHRASE_FILE", "a file holding the passphrase (mode 600)", keyMaterial: true),
+            VaultVariable("VAULT_SCRYPT_WORK_FACTOR", "log2 of scrypt's N for new passphrase files (default 18)"),
+        ]
+        + destinationUnlock.map { VaultVariable($0, "the destination's key for migrate and rekey", keyMaterial: true) }
+        + [
+            VaultVariable("VAULT_FALLBACK", "a store that secrets are moved out of as they are read"),
+            VaultVariable("VAULT_REFRESH_SKEW", "refresh a living token this many seconds early (default 60)"),
+            VaultVariable("XDG_DATA_HOME", "where the default vault file lives"),
+            VaultVariable("HOME", "where the default vault file lives without XDG_DATA_HOME"),
+            VaultVariable("CI", "when set (not 0 or false), vault never asks on the terminal"),
+            VaultVariable("DBUS_SESSION_BUS_ADDRESS", "the session bus of the Secret Service"),
+            VaultVariable("XDG_RUNTIME_DIR", "where the session bus socket is looked for"),
+            VaultVariable("NO_COLOR", "honoured trivially: vault never writes colour"),
+            VaultVariable("PATH", "searched by exec for a command without a slash"),
+        ]
+
+    /// The names of the variables that must never reach a child process.
+    public static let keyMaterial: [String] = all.filter(\.isKeyMaterial).map(\.name)
+
+    /// Whether `environment` forbids asking on the terminal: `CI` set to anything but ``, `0` or `false`.
+    public static func forbidsPrompts(_ environment: [String: String]) -> Bool {
+        guard let ci = environment["CI"] else { return false }
+        return !ci.isEmpty && ci != "false" && ci != "0"
+    }
+}
+
+extension StoreFactory {
+    /// Whether vault may ask on the terminal (see ``VaultVariables/forbidsPrompts(_:)``).
+    public var allowsPrompts: Bool { !VaultVariables.forbidsPrompts(environment) }
+}

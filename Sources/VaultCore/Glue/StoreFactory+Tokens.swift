@@ -1,0 +1,40 @@
+/// The glue for living tokens (docs/tokens.md): the variables that govern refreshes.
+extension StoreFactory {
+    /// `VAULT_REFRESH_SKEW` (seconds, default 60, 0 allowed), the lock directory, the
+    /// environment a refresh command runs with, and the OAuth client refreshes use.
+    public func tokenSettings() throws(VaultError) -> TokenSettings {
+        var skew = TokenSettings.defaultRefreshSkew
+        if let text = environment["VAULT_REFRESH_SKEW"], !text.isEmpty {
+            guard let seconds = Int64(text), seconds >= 0, seconds <= 366 * 86_400 else {
+                throw VaultError(.usage, "VAULT_REFRESH_SKEW is '\(text)'; give whole seconds from 0, e.g. 60")
+            }
+            skew = seconds
+        }
+        let directory: String?
+        if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") {
+            directory = runtime + "/vault"
+        } else {
+            directory = (try? filePath()).map { FileSystem.directory(of: $0) }
+        }
+        return TokenSettings(
+            refreshSkew: skew, lockDirectory: directory,
+            commandEnvironment: environment.filter { !Self.holdsKeyMaterial($0.key) }, endpoint: try oauthClient())
+    }
+
+    /// The device login of `vault oauth login` (RFC 8628) for `client` at `deviceURL`.
+    public func deviceLogin(_ client: OAuthClientConfiguration, deviceURL: String) throws(VaultError) -> DeviceLogin {
+        DeviceLogin(client: client, deviceURL: deviceURL, oauth: try oauthClient())
+    }
+
+    /// OAuth over the HTTP layer (libcurl is loaded only when a request is sent), with proxies
+    /// from this environment and `VAULT_TIMEOUT` for each exchange.
+    private func oauthClient() throws(VaultError) -> OAuthClient {
+        OAuthClient(http: HTTPClient(HTTPClient.Configuration(environment: environment)), timeout: try timeout())
+    }
+
+    /// Whether a variable holds a vault's key material or names a file holding it
+    /// (``VaultVariables/keyMaterial``): a refresh command never sees those. Compared as bytes.
+    static func holdsKeyMaterial(_ variable: String) -> Bool {
+        VaultVariables.keyMaterial.contains { $0.utf8.elementsEqual(variable.utf8) }
+    }
+}

@@ -1,0 +1,154 @@
+import CVaultHTTP
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A small blocking HTTP client over libcurl, loaded at run time through the CVaultHTTP shim.
+///
+/// This file is the only importer of the shim: no curl type or C pointer leaves it. libcurl is
+/// loaded on the first request, so commands that never make one pay nothing. Redirects are never
+/// followed: the caller sees a 3xx and decides (OpenBao re-sends its token only to known nodes).
+struct HTTPClient: Sendable {
+    /// How requests are sent: TLS trust, proxies and the largest body accepted.
+    struct Configuration: Sendable, Equatable {
+        /// A PEM file of CA certificates to trust instead of the system store.
+        var caFile: String?
+        /// Turns certificate verification off (the caller warns about it).
+        var skipVerify = false
+        /// The environment the proxy variables are read from: the glue's, not the process's.
+        var environment: [String: String] = [:]
+        /// The most response body bytes accepted.
+        var maxBodyLength = 64 << 20
+
+        init(
+            caFile: String? = nil, skipVerify: Bool = false, environment: [String: String] = [:],
+            maxBodyLength: Int = 64 << 20
+        ) {
+            self.caFile = caFile
+            self.skipVerify = skipVerify
+            self.environment = environment
+            self.maxBodyLength = maxBodyLength
+        }
+    }
+
+    /// The shared library loaded at run time.
+    static let libraryName = "libcurl.so.4"
+
+    let configuration: Configuration
+
+    init(_ configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+    }
+
+    /// Loads libcurl once; later calls return the first outcome.
+    static func load() throws(HTTPError) {
+        if let reason = loadOutcome {
+            throw HTTPError(
+                .library, server: libraryName, reason: "cannot load \(libraryName) (install libcurl4): \(reason)")
+        }
+    }
+
+    private static let loadOutcome: String? = {
+        guard let reason = CVaultHTTP_Load(libraryName) else { return nil }
+        defer { free(reason) }
+        return String(cString: reason)
+    }()
+
+    /// Sends the request and returns the response, whatever its status. Fails when no response
+    /// arrives before the deadline, or none can be had (connection, TLS, malformed URL).
+    func send(_ request: HTTPRequest, deadline: HTTPDeadline) throws(HTTPError) -> HTTPResponse {
+        let server = HTTPURL.origin(of: request.url)
+        guard HTTPURL.isHTTP(request.url) else {
+            throw HTTPError(.request, server: server, reason: "the address is not an http:// or https:// URL")
+        }
+        try Self.load()
+        let milliseconds = deadline.remainingMilliseconds
+        guard milliseconds > 0 else {
+            throw HTTPError(.timeout, server: server, reason: "no time left before the deadline")
+        }
+        let proxy = HTTPProxy(environment: configuration.environment, url: request.url)
+        var result = CVaultHTTP_Result()
+        let headerLines = request.headers.map { "\($0.name): \($0.value)" }
+        withCStrings(headerLines) { headers in
+            withOptionalCString(configuration.caFile) { caFile in
+                withOptionalCString(proxy.proxy) { proxyURL in
+                    withOptionalCString(proxy.noProxy) { noProxy in
+                        request.method.withCString { method in
+                            request.url.withCString { url in
+                                let perform = { (body: UnsafePointer<UInt8>?, length: Int) in
+                                    var call = CVaultHTTP_Request(
+                                        method: method, url: url, headers: headers, headerCount: headerLines.count,
+                                        body: body, bodyLength: length, timeoutMilliseconds: milliseconds,
+                                        caFile: caFile, skipVerify: configuration.skipVerify, proxy: proxyURL,
+                                        noProxy: noProxy, maxBodyLength: configuration.maxBodyLength)
+                                    CVaultHTTP_Perform(&call, &result)
+                                }
+                                if let body = request.body {
+                                    // A non-NULL pointer even for an empty body: it says "send a body".
+                                    body.withUnsafeBufferPointer { bytes in
+                                        if let base = bytes.baseAddress {
+                                            perform(base, bytes.count)
+                                        } else {
+                                            withUnsafePointer(to: UInt8(0)) { perform($0, 0) }
+                                        }
+                                    }
+                                } else {
+                                    perform(nil, 0)
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        defer { CVaultHTTP_ResultClear(&result) }
+        guard result.failure == CVaultHTTP_FailureNone else {
+            let reason = withUnsafeBytes(of: result.reason) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            throw HTTPError(HTTPError.Kind(result.failure), server: server, reason: reason)
+        }
+        let body = result.body.map { Array(UnsafeBufferPointer(start: $0, count: result.bodyLength)) } ?? []
+        let headerBlock =
+            result.headers.map { pointer in
+                pointer.withMemoryRebound(to: UInt8.self, capacity: result.headersLength) {
+                    Array(UnsafeBufferPointer(start: $0, count: result.headersLength))
+                }
+            } ?? []
+        return HTTPResponse(
+            status: result.status, headers: HTTPResponse.parseHeaders(headerBlock), body: body, server: server)
+    }
+}
+
+extension HTTPError.Kind {
+    fileprivate init(_ failure: CVaultHTTP_Failure) {
+        switch failure {
+        case CVaultHTTP_FailureConnect: self = .connect
+        case CVaultHTTP_FailureTimeout: self = .timeout
+        case CVaultHTTP_FailureTLS: self = .tls
+        case CVaultHTTP_FailureTooLarge: self = .tooLarge
+        case CVaultHTTP_FailureRequest: self = .request
+        default: self = .exchange
+        }
+    }
+}
+
+private func withOptionalCString<R>(_ text: String?, _ body: (UnsafePointer<CChar>?) -> R) -> R {
+    guard let text else { return body(nil) }
+    return text.withCString { body($0) }
+}
+
+/// Calls `body` with a C array of C strings that lives for the call.
+private func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>>?) -> R) -> R {
+    let copies = strings.map { strdup($0)! }
+    defer {
+        // Header values carry credentials (Authorization, X-Vault-Token): wipe the copies.
+        for copy in copies {
+            explicit_bzero(copy, strlen(copy))
+            free(copy)
+        }
+    }
+    let pointers = copies.map { UnsafePointer($0) }
+    return pointers.withUnsafeBufferPointer { body($0.baseAddress) }
+}

@@ -1,0 +1,86 @@
+/// One HTTP request: method, URL, header fields and body bytes.
+///
+/// The body may hold a secret or a credential: nothing in the HTTP layer ever puts it, or a
+/// header value, into an error message.
+struct HTTPRequest: Sendable {
+    var method: String
+    var url: String
+    var headers: [(name: String, value: String)]
+    var body: [UInt8]?
+
+    init(method: String, url: String, headers: [(name: String, value: String)] = [], body: [UInt8]? = nil) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+    }
+
+    /// A POST of an `application/x-www-form-urlencoded` body.
+    static func form(
+        _ url: String, _ fields: [(name: String, value: String)], headers: [(name: String, value: String)] = []
+    ) -> HTTPRequest {
+        HTTPRequest(
+            method: "POST", url: url,
+            headers: headers + [("Content-Type", "application/x-www-form-urlencoded")],
+            body: HTTPForm.encode(fields))
+    }
+
+    /// A request with a JSON body.
+    static func json(
+        _ method: String, _ url: String, _ body: JSONValue, headers: [(name: String, value: String)] = []
+    ) -> HTTPRequest {
+        HTTPRequest(
+            method: method, url: url, headers: headers + [("Content-Type", "application/json")],
+            body: body.encoded())
+    }
+}
+
+/// One HTTP response: status, header fields and body bytes.
+struct HTTPResponse: Sendable {
+    var status: Int
+    var headers: [(name: String, value: String)]
+    var body: [UInt8]
+    /// Where the response came from (`scheme://host:port`), for messages.
+    var server: String
+
+    /// The first header of that name (compared without regard to case), or nil.
+    func header(_ name: String) -> String? {
+        let wanted = name.lowercased()
+        return headers.first { $0.name.lowercased() == wanted }?.value
+    }
+
+    /// Whether the status is 2xx.
+    var isSuccess: Bool { (200..<300).contains(status) }
+
+    /// The body parsed as JSON. A body that is not JSON is the server's failure (`.unavailable`),
+    /// and the message never quotes it.
+    func json() throws(VaultError) -> JSONValue {
+        do {
+            return try JSONValue.parse(body)
+        } catch {
+            throw VaultError(.unavailable, "\(server) answered HTTP \(status) with a body that is not JSON")
+        }
+    }
+
+    /// Parses curl's header block ("Name: value\r\n" lines).
+    static func parseHeaders(_ block: [UInt8]) -> [(name: String, value: String)] {
+        var headers: [(name: String, value: String)] = []
+        for line in block.split(separator: UInt8(ascii: "\n")) {
+            guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { continue }
+            let name = String(decoding: line[line.startIndex..<colon], as: UTF8.self)
+            let value = String(decoding: line[(colon + 1)...], as: UTF8.self)
+            headers.append((name, value.trimmingSpace()))
+        }
+        return headers
+    }
+}
+
+extension String {
+    fileprivate func trimmingSpace() -> String {
+        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\n" }
+        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else {
+            return ""
+        }
+        return String(self[first...last])
+    }
+}

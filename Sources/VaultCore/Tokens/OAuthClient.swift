@@ -1,0 +1,98 @@
+import FoundationEssentials
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// OAuth 2.0 as a client, over vault's HTTP layer: refresh (RFC 6749 section 6) here, the device
+/// grant (RFC 8628) in DeviceLogin.swift.
+struct OAuthClient: TokenEndpoint {
+    let http: HTTPClient
+    /// `VAULT_TIMEOUT`: the most one refresh may take, its retry included.
+    let timeout: Double
+
+    /// A form-encoded POST (RFC 6749 Appendix B), answered in JSON; a confidential client
+    /// authenticates with HTTP Basic (section 2.3.1), a public one sends its `client_id`.
+    func post(
+        _ url: String, _ fields: [(name: String, value: String)], client: OAuthClientConfiguration,
+        clientSecret: [UInt8]?, deadline: HTTPDeadline
+    ) throws(VaultError) -> HTTPResponse {
+        var headers: [(name: String, value: String)] = [("Accept", "application/json")]
+        var fields = fields
+        if let clientSecret {
+            // ID and secret are each form-encoded first, so the one bare '=' is the separator.
+            var credentials = HTTPForm.encode([(client.clientID, String(decoding: clientSecret, as: UTF8.self))])
+            defer { wipe(&credentials) }
+            if let equals = credentials.firstIndex(of: UInt8(ascii: "=")) { credentials[equals] = UInt8(ascii: ":") }
+            headers.append(("Authorization", "Basic " + Data(credentials).base64EncodedString()))
+        } else {
+            fields.append(("client_id", client.clientID))
+        }
+        do {
+            return try http.send(HTTPRequest.form(url, fields, headers: headers), deadline: deadline)
+        } catch {
+            throw error.vaultError
+        }
+    }
+
+    func refresh(
+        _ client: OAuthClientConfiguration, refreshToken: [UInt8], clientSecret: [UInt8]?, name: SecretName
+    ) throws(VaultError) -> TokenResponse {
+        let fields: [(name: String, value: String)] = [
+            ("grant_type", "refresh_token"), ("refresh_token", String(decoding: refreshToken, as: UTF8.self)),
+        ]
+        let deadline = HTTPDeadline(seconds: timeout)
+        var attempts = 0
+        var response: HTTPResponse
+        // One retry, after a short pause, for no answer or a 5xx; both within VAULT_TIMEOUT.
+        while true {
+            attempts += 1
+            var failure: VaultError
+            do throws(VaultError) {
+                response = try post(
+                    client.tokenURL, fields, client: client, clientSecret: clientSecret, deadline: deadline)
+                if response.status < 500 { break }
+                failure = VaultError(
+                    .unavailable, "the token endpoint \(client.tokenURL) answered HTTP \(response.status)")
+            } catch {
+                failure = error
+            }
+            guard attempts < 2, deadline.remainingMilliseconds > 400 else {
+                throw VaultError(.unavailable, "cannot refresh '\(name.account)': \(failure.message)")
+            }
+            Self.pause(0.25)
+        }
+        if response.status == 200 {
+            return try TokenResponse(json: response.body, origin: "the token endpoint \(client.tokenURL)")
+        }
+        let error = TokenErrorResponse(json: response.body)?.error
+        switch error {
+        case "invalid_grant":
+            throw VaultError(
+                .cannotUnlock,
+                "the token server rejected the refresh token of '\(name.account)' (invalid_grant); "
+                    + "run 'vault oauth login \(name.account)' again")
+        case "invalid_client", "unauthorized_client":
+            throw VaultError(
+                .cannotUnlock,
+                "the token server rejected the client '\(client.clientID)' (\(error ?? "")); check its ID and secret")
+        default:
+            throw VaultError(
+                .unavailable,
+                "the token endpoint \(client.tokenURL) answered HTTP \(response.status)"
+                    + (error.map { " (\(Self.printable(Array($0.utf8))))" } ?? ""))
+        }
+    }
+
+    /// Sleeps, resuming after signals.
+    static func pause(_ seconds: Double) {
+        var request = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - Double(Int(seconds))) * 1e9))
+        var remaining = timespec()
+        while nanosleep(&request, &remaining) != 0, errno == EINTR { request = remaining }
+    }
+
+    /// Text from a server, for a message: control characters become '?'.
+    static func printable(_ bytes: [UInt8]) -> String {
+        String(decoding: bytes.map { $0 < 0x20 || $0 == 0x7F ? UInt8(ascii: "?") : $0 }, as: UTF8.self)
+    }
+}

@@ -1,0 +1,44 @@
+/// How vault refreshes living tokens; built by the glue from the environment, read once.
+public struct TokenSettings: Sendable {
+    /// `VAULT_REFRESH_SKEW`: refresh a token that expires within this many seconds (default 60),
+    /// but never earlier than half its lifetime before expiry.
+    public var refreshSkew: Int64
+    /// Where the refresh locks live: `$XDG_RUNTIME_DIR/vault`, else the vault file's directory;
+    /// nil when neither is known (no `XDG_RUNTIME_DIR`, no `HOME`).
+    public var lockDirectory: String?
+    /// The environment a refresh command runs with: vault's, less the key-material variables.
+    public var commandEnvironment: [String: String]
+    /// Requests to OAuth token endpoints; `nil` where vault has no HTTP layer.
+    public var endpoint: (any TokenEndpoint)?
+
+    /// The skew used when `VAULT_REFRESH_SKEW` is not set, in seconds.
+    public static let defaultRefreshSkew: Int64 = 60
+
+    public init(
+        refreshSkew: Int64 = defaultRefreshSkew, lockDirectory: String?, commandEnvironment: [String: String],
+        endpoint: (any TokenEndpoint)? = nil
+    ) {
+        self.refreshSkew = refreshSkew
+        self.lockDirectory = lockDirectory
+        self.commandEnvironment = commandEnvironment
+        self.endpoint = endpoint
+    }
+
+    /// The skew for one token: ``refreshSkew``, at most half of `lifetime`.
+    func skew(lifetime: Int64?) -> Int64 {
+        guard let lifetime else { return refreshSkew }
+        return min(refreshSkew, lifetime / 2)
+    }
+}
+
+/// An OAuth 2.0 token endpoint, reached through vault's HTTP layer.
+public protocol TokenEndpoint: Sendable {
+    /// Refreshes an access token (RFC 6749 section 6): a form-encoded POST of
+    /// `grant_type=refresh_token`, with client authentication when `clientSecret` is given.
+    ///
+    /// Throws `.cannotUnlock` when the server rejects the grant (`invalid_grant`) and
+    /// `.unavailable` when it cannot be reached or fails after a bounded retry.
+    func refresh(
+        _ client: OAuthClientConfiguration, refreshToken: [UInt8], clientSecret: [UInt8]?, name: SecretName
+    ) throws(VaultError) -> TokenResponse
+}

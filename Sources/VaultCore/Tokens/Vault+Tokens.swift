@@ -1,0 +1,148 @@
+/// Living tokens: stored, described and refreshed above the storage edge (docs/tokens.md).
+extension Vault {
+    /// Stores a living token and its companion, the companion first unless one batch holds both.
+    public func setLiving(
+        _ name: SecretName, token: [UInt8], expires: Timestamp?, companion: TokenCompanion
+    ) throws(VaultError) {
+        try Self.checkSize(token.count)
+        try Self.checkNotCompanion(name)
+        let time = now()
+        let created = try store.read(name)?.metadata.created ?? time
+        try store(
+            SecretRecord(
+                name: name, value: token, metadata: SecretMetadata(created: created, updated: time, expires: expires)),
+            companion: companion, at: time)
+    }
+
+    /// The companion of `name`, if it is a living token.
+    public func companion(of name: SecretName) throws(VaultError) -> TokenCompanion? {
+        guard let companionName = try? TokenCompanion.name(for: name),
+            var record = try store.read(companionName)
+        else { return nil }
+        defer { wipe(&record.value) }
+        return try TokenCompanion(decoding: record.value, name: name)
+    }
+
+    /// One service's secrets (every service's when nil) without companions, as ``list(service:)``,
+    /// and the names of the living tokens among them that vault can refresh. One listing of the
+    /// store; companions are read only if there are any.
+    public func listWithTokens(service: String?) throws(VaultError) -> ([SecretEntry], Set<SecretName>) {
+        var entries: [SecretEntry] = []
+        var refreshable = Set<SecretName>()
+        for entry in try store.list(service: service) {
+            guard TokenCompanion.isCompanion(entry.name) else {
+                entries.append(entry)
+                continue
+            }
+            let token = TokenCompanion.token(of: entry.name)
+            if try companion(of: token)?.canRefresh == true { refreshable.insert(token) }
+        }
+        return (entries, refreshable)
+    }
+
+    /// Refreshes `record` if it is a living token that has expired or expires within the skew;
+    /// returns nil when it is not due (or cannot be refreshed), and the new token otherwise.
+    ///
+    /// Single flight: the refresh runs under ``RefreshLock``, and the token is read again once
+    /// the lock is held, because another process may have refreshed it while this one waited.
+    /// The new refresh token is stored with the new access token (one batch when the store has
+    /// one, else the companion first) before the access token is returned.
+    func refreshedIfDue(_ record: SecretRecord) throws(VaultError) -> SecretRecord? {
+        guard let settings = tokens, let expires = record.metadata.expires,
+            expires.secondsSince1970 - now().secondsSince1970 <= settings.refreshSkew,
+            !TokenCompanion.isCompanion(record.name),
+            let companion = try companion(of: record.name), companion.canRefresh
+        else { return nil }
+        func isDue(_ record: SecretRecord, _ companion: TokenCompanion) -> Bool {
+            guard let expires = record.metadata.expires else { return false }
+            return expires.secondsSince1970 - now().secondsSince1970 <= settings.skew(lifetime: companion.lifetime)
+        }
+        guard isDue(record, companion) else { return nil }
+        let name = record.name
+        let lock = try RefreshLock.acquire(name, store: store, settings: settings)
+        defer { withExtendedLifetime(lock) {} }
+        guard let current = try store.read(name) else { throw VaultError.notFound(name) }
+        // Refreshed by another process while this one waited: that token is the answer, even if
+        // its skew window has already begun, as long as it has not expired.
+        let changed = current.value != record.value || current.metadata != record.metadata
+        if changed, let expires = current.metadata.expires, expires > now() { return current }
+        guard var latest = try self.companion(of: name), latest.canRefresh, isDue(current, latest) else {
+            return current
+        }
+        var response = try fetch(for: name, latest, settings: settings)
+        defer { wipe(&response.accessToken) }
+        let time = now()
+        let lifetime = response.expiresIn ?? latest.lifetime
+        if let rotated = response.refreshToken { latest.refreshToken = rotated }
+        if let lifetime { latest.lifetime = lifetime }
+        let refreshed = SecretRecord(
+            name: name, value: response.accessToken,
+            metadata: SecretMetadata(
+                created: current.metadata.created, updated: time,
+                expires: lifetime.map { time.adding(seconds: $0) }))
+        try store(refreshed, companion: latest, at: time)
+        return refreshed
+    }
+
+    /// Asks the companion's source for a new token.
+    private func fetch(for name: SecretName, _ companion: TokenCompanion, settings: TokenSettings) throws(VaultError)
+        -> TokenResponse
+    {
+        switch companion.source {
+        case .command(let command):
+            var output = try RefreshCommand.run(command, environment: settings.commandEnvironment, name: name)
+            defer { wipe(&output) }
+            return try TokenResponse(commandOutput: output, origin: "the refresh command of '\(name.account)'")
+        case .oauth(let client):
+            // canRefresh holds here, so a refresh token is present; the endpoint is absent only in
+            // settings made without one (tests of command refreshes).
+            guard let endpoint = settings.endpoint, let refreshToken = companion.refreshToken else {
+                throw VaultError(
+                    .expired, "'\(name.account)' cannot be refreshed; run 'vault oauth login \(name.account)'")
+            }
+            var secret = try clientSecret(client, service: name.service)
+            defer { if secret != nil { wipe(&secret!) } }
+            return try endpoint.refresh(client, refreshToken: refreshToken, clientSecret: secret, name: name)
+        }
+    }
+
+    /// The client secret of a confidential client, read from the vault (never from argv).
+    func clientSecret(_ client: OAuthClientConfiguration, service: String) throws(VaultError) -> [UInt8]? {
+        guard let secretName = client.clientSecretName else { return nil }
+        let name = try SecretName(service: service, account: secretName)
+        guard let record = try store.read(name) else {
+            throw VaultError(
+                .notFound,
+                "the client secret '\(secretName)' is not in the vault; store it with 'vault set \(secretName)'")
+        }
+        return record.value
+    }
+
+    /// Writes a token and its companion: in one step on a batch store; else the companion first,
+    /// so that a crash in between leaves the new refresh token beside the old access token (which
+    /// the next read refreshes again), never a refresh token the server has rotated away.
+    private func store(_ token: SecretRecord, companion: TokenCompanion, at time: Timestamp) throws(VaultError) {
+        let companionName = try TokenCompanion.name(for: token.name)
+        var value = companion.encoded()
+        defer { wipe(&value) }
+        // The companion shares its token's times: reading its own would cost a store read
+        // inside the window between the server's answer and the store.
+        let companionRecord = SecretRecord(
+            name: companionName, value: value, metadata: SecretMetadata(created: token.metadata.created, updated: time))
+        if let batch = store as? any SecretBatchStore {
+            try batch.write([companionRecord, token])
+        } else {
+            try store.write(companionRecord)
+            try store.write(token)
+        }
+    }
+
+    /// Companions are vault's own: `set` refuses their names.
+    static func checkNotCompanion(_ name: SecretName) throws(VaultError) {
+        if TokenCompanion.isCompanion(name) {
+            throw VaultError(
+                .usage,
+                "names starting with '\(TokenCompanion.reservedPrefix)' are reserved for vault's refresh settings")
+        }
+    }
+}

@@ -1,0 +1,129 @@
+import VaultCore
+
+/// Living tokens on the command line: `set --refresh-command` and `vault oauth` (docs/tokens.md).
+enum TokenCommands {
+    /// `vault set NAME --expires-in D --refresh-command CMD`: standard input, if any, is the
+    /// current token, valid for D or until `--expires-at`; without one the token is stored as
+    /// already expired, so the first read runs CMD.
+    static func setWithCommand(_ invocation: Invocation, name: SecretName, command: String) throws(VaultError) -> Int32
+    {
+        guard let duration = invocation.value("expires-in") else {
+            throw VaultError(
+                .usage, "--refresh-command needs --expires-in DURATION, the lifetime of each token it prints")
+        }
+        guard !command.isEmpty else { throw VaultError(.usage, "--refresh-command needs a command") }
+        let lifetime = try Expiry.seconds(duration)
+        let now = Timestamp.now()
+        let current = try Expiry.parse(at: invocation.value("expires-at"), in: nil, now: now)
+        var token: [UInt8] = StandardIO.isTerminal(0) ? [] : try StandardIO.readAll(limit: Vault.maximumValueSize)
+        defer { StandardIO.wipe(&token) }
+        try invocation.vault().setLiving(
+            name, token: token, expires: token.isEmpty ? now : current ?? now.adding(seconds: lifetime),
+            companion: TokenCompanion(source: .command(command), lifetime: lifetime))
+        return ExitStatus.success
+    }
+
+    /// `vault oauth import NAME`: an RFC 6749 section 5.1 token response on standard input.
+    static func importResponse(_ invocation: Invocation, name: SecretName) throws(VaultError) -> Int32 {
+        let client = try clientConfiguration(invocation)
+        guard !StandardIO.isTerminal(0) else {
+            throw VaultError(.usage, "pipe the token response (RFC 6749 JSON) in on standard input")
+        }
+        var input = try StandardIO.readAll(limit: Vault.maximumValueSize)
+        defer { StandardIO.wipe(&input) }
+        var response = try TokenResponse(json: input, origin: "the token response on standard input")
+        defer { StandardIO.wipe(&response.accessToken) }
+        try store(response, client: client, name: name, in: try invocation.vault())
+        return ExitStatus.success
+    }
+
+    /// `vault oauth login NAME`: the device authorization grant (RFC 8628). The verification URI
+    /// and the user code go to stderr; the token is stored only once the login is approved.
+    static func deviceLogin(_ invocation: Invocation, name: SecretName) throws(VaultError) -> Int32 {
+        let client = try clientConfiguration(invocation)
+        guard let deviceURL = invocation.value("device-url"), !deviceURL.isEmpty else {
+            throw VaultError(.usage, "give the device authorization endpoint: --device-url URL")
+        }
+        let vault = try invocation.vault()  // a store that cannot be opened fails before the login
+        let login = try invocation.factory.deviceLogin(client, deviceURL: deviceURL)
+        let authorization = try login.start()
+        // Both come from the server and were made printable (no control characters).
+        var text = "To log in, open \(authorization.verificationURI)\nand enter the code \(authorization.userCode)"
+        if let complete = authorization.verificationURIComplete { text += " (or open \(complete))" }
+        try StandardIO.write((text + "\nWaiting up to \(authorization.expiresIn) s for approval...\n").utf8, to: 2)
+        var response = try login.finish(authorization)
+        defer { StandardIO.wipe(&response.accessToken) }
+        try store(response, client: client, name: name, in: vault)
+        try StandardIO.write("Logged in: '\(name.account)' is stored and refreshes by itself.\n".utf8, to: 2)
+        return ExitStatus.success
+    }
+
+    /// Stores a token response as a living OAuth token.
+    static func store(
+        _ response: TokenResponse, client: OAuthClientConfiguration, name: SecretName, in vault: Vault
+    ) throws(VaultError) {
+        var client = client
+        if let scope = response.scope { client.scope = scope }
+        let now = Timestamp.now()
+        let companion = TokenCompanion(
+            source: .oauth(client), refreshToken: response.refreshToken, lifetime: response.expiresIn)
+        try vault.setLiving(
+            name, token: response.accessToken, expires: response.expiresIn.map { now.adding(seconds: $0) },
+            companion: companion)
+    }
+
+    /// `--token-url`, `--client-id`, `--client-secret-name` and `--scope`.
+    static func clientConfiguration(_ invocation: Invocation) throws(VaultError) -> OAuthClientConfiguration {
+        guard let tokenURL = invocation.value("token-url"), !tokenURL.isEmpty else {
+            throw VaultError(.usage, "give the token endpoint: --token-url URL")
+        }
+        guard let clientID = invocation.value("client-id"), !clientID.isEmpty else {
+            throw VaultError(.usage, "give the OAuth client: --client-id ID")
+        }
+        if let secretName = invocation.value("client-secret-name") {
+            _ = try invocation.factory.name(secretName)
+        }
+        return OAuthClientConfiguration(
+            tokenURL: tokenURL, clientID: clientID, clientSecretName: invocation.value("client-secret-name"),
+            scope: invocation.value("scope"))
+    }
+}
+
+extension CommandSpec {
+    static let oauth = CommandSpec(
+        name: "oauth", operands: "login|import NAME",
+        summary: "store an OAuth 2.0 token that vault refreshes by itself",
+        details: """
+            'vault oauth login NAME --device-url URL --token-url URL --client-id ID' logs in with the
+            device authorization grant (RFC 8628): it prints a verification URI and a user code on
+            standard error, polls the token endpoint while you approve in a browser (honouring the
+            server's interval and slow_down), and stores the tokens once approved. Denied is exit 4 and an
+            expired code exit 3; nothing is stored then.
+            'vault oauth import NAME' reads a token response (RFC 6749 section 5.1 JSON: access_token,
+            expires_in, refresh_token, scope) on standard input and stores the access token as NAME, with
+            the refresh token and the client in a companion that vault owns. From then on every read of NAME
+            (get, exec) refreshes the access token when it has expired or expires within
+            VAULT_REFRESH_SKEW seconds (default 60). A confidential client's secret is itself a secret in
+            the vault, named by --client-secret-name; it is never on the command line. See docs/tokens.md.
+            """,
+        options: [
+            OptionSpec("device-url", value: "URL", "login: the device authorization endpoint"),
+            OptionSpec("token-url", value: "URL", "the token endpoint refreshes are sent to"),
+            OptionSpec("client-id", value: "ID", "the OAuth client ID"),
+            OptionSpec(
+                "client-secret-name", value: "NAME",
+                "the vault secret that holds the client secret (confidential clients)"),
+            OptionSpec("scope", value: "SCOPE", "the scope, when the token response does not say"),
+        ],
+        run: { (invocation) throws(VaultError) in
+            let operands = try invocation.operands(2...2)
+            let name = try invocation.factory.name(operands[1])
+            switch operands[0] {
+            case "login": return try TokenCommands.deviceLogin(invocation, name: name)
+            case "import": return try TokenCommands.importResponse(invocation, name: name)
+            default:
+                throw VaultError(
+                    .usage, "unknown 'vault oauth' action '\(operands[0])'; use: vault oauth login|import NAME")
+            }
+        })
+}

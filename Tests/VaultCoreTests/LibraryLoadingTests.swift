@@ -1,0 +1,35 @@
+import Foundation
+import Testing
+import VaultTestSupport
+
+@testable import VaultCore
+
+/// How the shim opens libsecret: never by a path relative to the current directory.
+@Suite("Loading libsecret")
+struct LibraryLoadingTests {
+    @Test("a relative library path is refused without being opened; an absolute one is opened")
+    func relativePath() throws {
+        let directory = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(directory) }
+        let marker = directory.appendingPathComponent("loaded").path
+        let library = directory.appendingPathComponent("libsecret-1.so.0").path
+        do {
+            try plantLibrary(at: library, marker: marker)
+        } catch let missing as MissingComponent {
+            try requireComponent(missing.description)
+        }
+        // The same library, named relative to the current directory.
+        let depth = FileManager.default.currentDirectoryPath.split(separator: "/").count
+        let relative = String(repeating: "../", count: depth) + library.dropFirst()
+        #expect {
+            try SecretServiceStore(timeout: 1, library: relative)
+        } throws: { error in
+            (error as? VaultError)?.message.contains("a relative path") == true
+        }
+        #expect(!FileManager.default.fileExists(atPath: marker), "the library was opened")
+        // Named by its absolute path it is opened (and lacks libsecret's functions): the marker
+        // shows that this test sees a load when there is one.
+        #expect(throws: VaultError.self) { try SecretServiceStore(timeout: 1, library: library) }
+        #expect(FileManager.default.fileExists(atPath: marker))
+    }
+}
