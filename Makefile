@@ -7,6 +7,11 @@
 
 PREFIX ?= /usr/local
 DESTDIR ?=
+# The installed program's name (README, "Install"): NAME=vault-cli avoids HashiCorp's vault.
+NAME ?= vault
+# The binary `make install` copies: the release build unless set (the install test passes the
+# debug build, which a release build would take minutes to replace).
+INSTALL_BINARY ?=
 SWIFT ?= swift
 SWIFTC ?= swiftc
 FUZZ_SECONDS ?= 60
@@ -80,13 +85,42 @@ build: build-deps
 	ln -sf "$$(g++ -print-file-name=libstdc++.a)" $(STATIC_CXX_DIR)/libstdc++.a
 	$(SWIFT) build $(RELEASE_FLAGS) --product vault
 
-install: build
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
-	install -m 0755 "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/vault" $(DESTDIR)$(PREFIX)/bin/vault
-	install -m 0644 docs/vault.1 $(DESTDIR)$(PREFIX)/share/man/man1/vault.1
+# Installs the stripped binary as $(NAME), the credential helpers as links to it (vault
+# recognises them by the name it is run under), the man page and the shell completions where
+# bash-completion, zsh and fish look. Warns when another $(NAME) is on PATH.
+BINDIR = $(DESTDIR)$(PREFIX)/bin
+SHAREDIR = $(DESTDIR)$(PREFIX)/share
+HELPERS = git-credential-vault docker-credential-vault
+COMPLETIONS = $(SHAREDIR)/bash-completion/completions/$(NAME) $(SHAREDIR)/zsh/site-functions/_$(NAME) \
+	$(SHAREDIR)/fish/vendor_completions.d/$(NAME).fish
+
+install: $(if $(INSTALL_BINARY),,build)
+	@binary="$(INSTALL_BINARY)"; [ -n "$$binary" ] || binary="$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/vault"; \
+	IFS=:; for dir in $$PATH; do \
+		if [ -x "$$dir/$(NAME)" ] && [ "$$dir" != "$(PREFIX)/bin" ] && [ "$$dir/$(NAME)" != "$$binary" ]; then \
+			echo "warning: another $(NAME) is on PATH: $$dir/$(NAME) (HashiCorp's Vault CLI is also called vault);" \
+				"install under another name with make install NAME=..." >&2; \
+		fi; \
+	done; unset IFS; \
+	install -d $(BINDIR) $(SHAREDIR)/man/man1 && \
+	install -m 0755 -s "$$binary" $(BINDIR)/$(NAME) && \
+	for helper in $(HELPERS); do ln -sf $(NAME) $(BINDIR)/$$helper || exit 1; done && \
+	install -m 0644 docs/vault.1 $(SHAREDIR)/man/man1/$(NAME).1
+	@if [ "$(NAME)" = vault ]; then \
+		install -d $(SHAREDIR)/bash-completion/completions $(SHAREDIR)/zsh/site-functions \
+			$(SHAREDIR)/fish/vendor_completions.d && \
+		$(BINDIR)/vault completion bash >$(SHAREDIR)/bash-completion/completions/vault && \
+		$(BINDIR)/vault completion zsh >$(SHAREDIR)/zsh/site-functions/_vault && \
+		$(BINDIR)/vault completion fish >$(SHAREDIR)/fish/vendor_completions.d/vault.fish; \
+	else \
+		echo "note: the shell completions complete the command vault; none are installed for $(NAME)"; \
+	fi
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/vault $(DESTDIR)$(PREFIX)/share/man/man1/vault.1
+	rm -f $(BINDIR)/$(NAME) $(SHAREDIR)/man/man1/$(NAME).1 $(COMPLETIONS)
+	for helper in $(HELPERS); do \
+		if [ "$$(readlink $(BINDIR)/$$helper)" = "$(NAME)" ]; then rm -f $(BINDIR)/$$helper; fi; \
+	done
 
 # The suites that use the Secret Service run again on KeePassXC and on KWallet
 # (Tests/with-keepassxc.sh, Tests/with-kwallet.sh: each provider starts once for its run).

@@ -23,6 +23,8 @@ func tokenize(_ arguments: [String]) throws(VaultError) -> (tokens: [Token], ter
             }
         } else if argument == "-h" {
             tokens.append(.option("help", inlineValue: nil))
+        } else if argument.count == 2, argument.hasPrefix("-"), let long = CommandSpec.longName(of: argument.last!) {
+            tokens.append(.option(long, inlineValue: nil))
         } else if argument.hasPrefix("-"), argument.utf8.count > 1 {
             throw VaultError(
                 .usage,

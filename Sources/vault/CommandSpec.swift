@@ -7,9 +7,15 @@ struct OptionSpec: Sendable {
     let valueName: String?
     let repeatable: Bool
     let help: String
+    /// A one-letter spelling (`-i` for `--in`), for the few options whose peers have one.
+    let short: Character?
 
-    init(_ name: String, value valueName: String? = nil, repeatable: Bool = false, _ help: String) {
+    init(
+        _ name: String, short: Character? = nil, value valueName: String? = nil, repeatable: Bool = false,
+        _ help: String
+    ) {
         self.name = name
+        self.short = short
         self.valueName = valueName
         self.repeatable = repeatable
         self.help = help
@@ -37,10 +43,15 @@ struct CommandSpec: Sendable {
 
     static func named(_ name: String) -> CommandSpec? { all.first { $0.name == name } }
 
+    /// The long name of a one-letter option (`i` → `in`), from every command's options.
+    static func longName(of short: Character) -> String? {
+        all.lazy.flatMap(\.options).first { $0.short == short }?.name
+    }
+
     /// Every command, in the order `vault help` lists them.
     static let all: [CommandSpec] = [
-        .set, .get, .rm, .ls, .show, .exec, .importSecrets, .exportSecrets, .initialize, .rekey, .migrate, .doctor,
-        .trust, .oauth, .completion, .help, .version,
+        .set, .get, .rm, .ls, .show, .exec, .inject, .importSecrets, .exportSecrets, .initialize, .rekey, .migrate,
+        .doctor, .trust, .oauth, .completion, .help, .version,
     ]
 
     /// The options every command accepts.

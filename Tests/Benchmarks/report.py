@@ -216,6 +216,12 @@ def main() -> int:
         "(median of %d runs), %d names present afterwards (800 expected)." % (ms(conc[1]), conc[3], present))
     add("")
     table("Start-up", "startup")
+    add("## Binary size")
+    add("")
+    add("The binary `make install` installs, stripped: %.1f MB (%.1f MB before stripping). What each part "
+        "costs, and what dead-code stripping and -Osize give: [size.md](size.md)." % (
+            int(read("size-stripped.txt")) / 1e6, int(read("size-unstripped.txt")) / 1e6))
+    add("")
     add("## Machine")
     add("")
     add("| | |")

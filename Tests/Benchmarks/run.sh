@@ -181,6 +181,10 @@ dbus-run-session -- sh "$root/Tests/with-keyring.sh" \
 # --- OpenBao: a dev server on 127.0.0.1 (the bao binary of the test venv) ----------------------
 bash "$here/openbao.sh" "$vault" "$out" "$runs" "$warmup" || fail "the OpenBao group failed"
 
+# The binary as `make install` installs it (stripped): the size users download and load.
+strip -o "$work/vault-stripped" "$vault" || fail "strip $vault"
+stat -c %s "$work/vault-stripped" >"$out/size-stripped.txt"
+stat -c %s "$vault" >"$out/size-unstripped.txt"
 cat /proc/loadavg >"$out/loadavg-end.txt"
 echo $(($(date +%s) - started)) >"$out/seconds.txt"
 "$python" "$here/report.py" "$out" "$vault" "$doc"

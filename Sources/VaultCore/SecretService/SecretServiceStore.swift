@@ -281,7 +281,7 @@ public final class SecretServiceStore: SecretStore {
     }
 
     /// Runs one operation under one deadline of `timeout` seconds (or of `seconds`).
-    private func perform<T>(
+    func perform<T>(
         _ action: String, findings: Findings = Findings(), timeout seconds: Double? = nil,
         _ body: (Call) throws(VaultError) -> T
     ) throws(VaultError) -> T {
@@ -295,7 +295,7 @@ public final class SecretServiceStore: SecretStore {
 }
 
 /// One operation's calls into the shim, all under the operation's deadline.
-private struct Call {
+struct Call {
     let deadline: OpaquePointer
     let timeout: Double
     let action: String
@@ -338,8 +338,8 @@ private struct Call {
         return Owned(service, release: CVaultSecret_ServiceUnref)
     }
 
-    func defaultCollection(_ service: Owned) throws(VaultError) -> Collection? {
-        try check { CVaultSecret_DefaultCollection(service.pointer, deadline, &$0) }.map(Collection.init)
+    func defaultCollection(_ service: Owned) throws(VaultError) -> KeyringCollection? {
+        try check { CVaultSecret_DefaultCollection(service.pointer, deadline, &$0) }.map(KeyringCollection.init)
     }
 
     /// Why items are locked: their keyring is locked, or (when the default keyring is unlocked)
@@ -478,7 +478,7 @@ private struct Call {
     }
 
     func createItem(
-        in collection: Collection, _ attributes: [String: String], label: String, value: [UInt8]
+        in collection: KeyringCollection, _ attributes: [String: String], label: String, value: [UInt8]
     ) throws(VaultError) {
         let table = Attributes(attributes)
         let secret = try Value(value)
@@ -510,7 +510,7 @@ enum SecretServiceProbe: Sendable {
 /// What an operation's failures said, for the caller to act on: the Secret Service is absent
 /// (`VaultError.isAbsence`), an object vanished under it (`VaultError.isVanished`), the keyring
 /// is locked (so unlocking may help), or the session's key exchange failed (a fresh one may work).
-private final class Findings {
+final class Findings {
     var absent = false
     var vanished = false
     var lockedKeyring = false
@@ -518,7 +518,7 @@ private final class Findings {
 }
 
 /// Owns one reference to a GObject (or other shim object) and drops it on deinit.
-private final class Owned {
+final class Owned {
     let pointer: OpaquePointer
     private let release: (OpaquePointer?) -> Void
 
@@ -531,7 +531,7 @@ private final class Owned {
 }
 
 /// A SecretCollection.
-private final class Collection {
+final class KeyringCollection {
     let pointer: OpaquePointer
     init(_ pointer: OpaquePointer) { self.pointer = pointer }
     deinit { CVaultSecret_CollectionUnref(pointer) }
@@ -539,7 +539,7 @@ private final class Collection {
 }
 
 /// A SecretItem found by a search, with what its proxy already knows.
-private final class Item {
+final class Item {
     let pointer: OpaquePointer
     init(_ pointer: OpaquePointer) { self.pointer = pointer }
     deinit { CVaultSecret_ItemUnref(pointer) }
@@ -558,7 +558,7 @@ private final class Item {
 }
 
 /// A GHashTable of attributes.
-private final class Attributes {
+final class Attributes {
     let pointer: OpaquePointer
 
     init(_ dictionary: [String: String]) {
@@ -585,7 +585,7 @@ private final class Attributes {
 }
 
 /// A SecretValue holding a copy of the bytes, wiped when released.
-private final class Value {
+final class Value {
     let pointer: OpaquePointer
 
     init(_ bytes: [UInt8]) throws(VaultError) {

@@ -31,6 +31,9 @@ extension CommandSpec {
                 "env", value: "VAR=NAME", repeatable: true, "set VAR to the secret NAME (a bare NAME: derived VAR)"),
             OptionSpec("all", "set a variable for every secret of the current service"),
             OptionSpec("allow-expired", "use expired secrets instead of refusing them"),
+            OptionSpec(
+                "env-file", value: "FILE",
+                "set the variables of a dotenv FILE; a value vault://SERVICE/NAME is that secret"),
         ],
         run: { (invocation) throws(VaultError) in
             let commandLine = invocation.commandLine
@@ -39,8 +42,8 @@ extension CommandSpec {
                     .usage, "put the command after '--': vault exec --env VAR=NAME -- COMMAND [ARGS...]")
             }
             let texts = invocation.all("env")
-            guard !texts.isEmpty || invocation.flag("all") else {
-                throw VaultError(.usage, "choose the secrets: --env VAR=NAME (repeatable) or --all")
+            guard !texts.isEmpty || invocation.flag("all") || invocation.value("env-file") != nil else {
+                throw VaultError(.usage, "choose the secrets: --env VAR=NAME (repeatable) or --all; or --env-file FILE")
             }
             Hygiene.saveSignalDispositions()  // before the Secret Service backend loads GLib
             let service = try invocation.factory.service()
@@ -50,7 +53,9 @@ extension CommandSpec {
                 bindings.append(try EnvironmentBinding(parsing: text, service: service, position: index + 1))
             }
             try EnvironmentBinding.checkDerived(bindings, inherited: Set(invocation.factory.environment.keys))
-            let variables = try vault.environment(for: bindings, allowExpired: invocation.flag("allow-expired"))
+            let variables = try ExecEnvFile.variables(
+                invocation, vault: vault,
+                adding: try vault.environment(for: bindings, allowExpired: invocation.flag("allow-expired")))
             return ProcessImage.replace(with: command, setting: variables, removing: VaultVariables.keyMaterial)
         })
 }

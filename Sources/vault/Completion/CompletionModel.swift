@@ -25,12 +25,12 @@ enum CompletionModel {
     /// The global options that select the store, passed on to `vault ls` to list names.
     static let storeOptions = ["backend", "file", "service"]
 
-    /// What an option's value is, from its placeholder: `a|b` → choices, `PATH` → files,
+    /// What an option's value is, from its placeholder: `a|b` → choices, `PATH` (`FILE`, `TEMPLATE`, `OUT`) → files,
     /// `VAR=NAME` → secret names (a bare NAME binds the derived variable).
     static func values(of option: OptionSpec) -> Values {
         guard let placeholder = option.valueName else { return .text }
         if placeholder.contains("|") { return .choices(placeholder.split(separator: "|").map(String.init)) }
-        if placeholder == "PATH" { return .files }
+        if ["PATH", "FILE", "TEMPLATE", "OUT"].contains(placeholder) { return .files }
         if placeholder.hasSuffix("NAME"), placeholder.contains("=") { return .names }
         return .text
     }

@@ -1,0 +1,130 @@
+/// One credential in git's credential helper protocol (gitcredentials(7), git-credential(1)):
+/// `key=value` lines ending at a blank line or the end of input.
+///
+/// The keys vault keeps are `protocol`, `host` (which may hold `:PORT`), `path`, `username`,
+/// `password`, `password_expiry_utc` (Unix seconds) and `oauth_refresh_token`. Every other key
+/// is ignored, as git requires of helpers, so newer git versions can add keys.
+public struct GitCredential: Sendable, Equatable {
+    public var protocolName: String?
+    public var host: String?
+    public var path: String?
+    public var username: String?
+    /// The password, byte for byte (anything but a newline or a NUL byte).
+    public var password: [UInt8]?
+    /// When the password stops being valid, as git sends it: seconds since 1970, UTC.
+    public var passwordExpiry: Int64?
+    public var oauthRefreshToken: [UInt8]?
+
+    public init(
+        protocolName: String? = nil, host: String? = nil, path: String? = nil, username: String? = nil,
+        password: [UInt8]? = nil, passwordExpiry: Int64? = nil, oauthRefreshToken: [UInt8]? = nil
+    ) {
+        self.protocolName = protocolName
+        self.host = host
+        self.path = path
+        self.username = username
+        self.password = password
+        self.passwordExpiry = passwordExpiry
+        self.oauthRefreshToken = oauthRefreshToken
+    }
+
+    /// Reads the lines git writes to a helper. A line without `=` is a usage error; an empty
+    /// value counts as absent, as in git.
+    public static func parse(_ input: [UInt8]) throws(VaultError) -> GitCredential {
+        var credential = GitCredential()
+        for (index, line) in input.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() {
+            if line.isEmpty { break }
+            guard let equals = line.firstIndex(of: UInt8(ascii: "=")) else {
+                throw VaultError(.usage, "git credential line \(index + 1) has no '=' (expected key=value)")
+            }
+            let key = String(decoding: line[..<equals], as: UTF8.self)
+            let value = Array(line[(equals + 1)...])
+            if value.isEmpty { continue }
+            let text = String(decoding: value, as: UTF8.self)
+            switch key {
+            case "protocol": credential.protocolName = text
+            case "host": credential.host = text
+            case "path": credential.path = text
+            case "username": credential.username = text
+            case "password": credential.password = value
+            case "password_expiry_utc": credential.passwordExpiry = Int64(text)
+            case "oauth_refresh_token": credential.oauthRefreshToken = value
+            default: continue
+            }
+        }
+        return credential
+    }
+
+    /// The answer to `get`: the fields a helper adds, as `key=value` lines.
+    public func answer() -> [UInt8] {
+        var out: [UInt8] = []
+        func line(_ key: String, _ value: [UInt8]?) {
+            guard let value else { return }
+            out += Array(key.utf8) + [UInt8(ascii: "=")] + value + [0x0A]
+        }
+        line("username", username.map { Array($0.utf8) })
+        line("password", password)
+        line("password_expiry_utc", passwordExpiry.map { Array(String($0).utf8) })
+        line("oauth_refresh_token", oauthRefreshToken)
+        return out
+    }
+
+    /// Whether a stored credential `stored` answers this query: every field the query sets
+    /// (protocol, host, path, username) is equal in `stored`; a field it leaves out matches anything.
+    public func matches(_ stored: GitCredential) -> Bool {
+        func same(_ wanted: String?, _ have: String?) -> Bool { wanted == nil || wanted == have }
+        return same(protocolName, stored.protocolName) && same(host, stored.host) && same(path, stored.path)
+            && same(username, stored.username)
+    }
+
+    /// The expiry as a vault time.
+    var expires: Timestamp? { passwordExpiry.map { Timestamp(secondsSince1970: $0) } }
+}
+
+/// Where the git credential helper keeps credentials. A backend-specific implementation may
+/// store them the way another program expects (``SecretServiceGitCredentials``).
+public protocol GitCredentialStorage {
+    /// The most recently stored credential matching `query` whose password has not expired, or nil.
+    func find(_ query: GitCredential) throws(VaultError) -> GitCredential?
+    /// Stores a credential with protocol, host, username and password, replacing the same one.
+    func store(_ credential: GitCredential) throws(VaultError)
+    /// Deletes the credentials matching `query` (and its password, if it has one).
+    func erase(_ query: GitCredential) throws(VaultError)
+}
+
+extension GitCredentialStorage {
+    /// Runs one helper operation: `get` returns the answer to print, the others nothing. A query
+    /// without protocol and host gets no answer; a `store` lacking a username or password, or an
+    /// `erase` with nothing to match on, is ignored, as git-credential-libsecret does.
+    public func perform(_ operation: String, _ credential: GitCredential) throws(VaultError) -> [UInt8] {
+        switch operation {
+        case "get":
+            guard credential.protocolName != nil, credential.host != nil else { return [] }
+            return try find(credential)?.answer() ?? []
+        case "store":
+            guard credential.protocolName != nil, credential.host != nil, credential.username != nil,
+                credential.password != nil
+            else { return [] }
+            try store(credential)
+        case "erase":
+            guard
+                credential.protocolName != nil || credential.host != nil || credential.path != nil
+                    || credential.username != nil
+            else { return [] }
+            try erase(credential)
+        default:
+            break  // git: "helpers should ignore unknown operations"
+        }
+        return []
+    }
+}
+
+/// Chooses where git credentials go for a store.
+public enum GitCredentials {
+    /// On the Secret Service, items laid out as git-credential-libsecret's; elsewhere, named
+    /// secrets in `service` (default `git`).
+    public static func storage(for store: any SecretStore, service: String?) -> any GitCredentialStorage {
+        if let secretService = store as? SecretServiceStore { return SecretServiceGitCredentials(store: secretService) }
+        return NamedGitCredentials(vault: Vault(store: store), service: service ?? NamedGitCredentials.defaultService)
+    }
+}

@@ -1,0 +1,77 @@
+/// Items addressed by arbitrary attributes rather than vault's `service` and `username`, for
+/// programs that store their own way (git-credential-libsecret). The GLib side stays in the
+/// store: callers see attributes, values and times only.
+struct AttributeItem {
+    var attributes: [String: String]
+    var value: [UInt8]
+    var created: UInt64
+    var modified: UInt64
+}
+
+extension SecretServiceStore {
+    /// The unlocked items whose attributes include all of `query`, with their secrets, most
+    /// recently modified first. A matching item in a locked keyring is `.cannotUnlock`, never
+    /// silently left out.
+    func items(matching query: [String: String], what: String) throws(VaultError) -> [AttributeItem] {
+        try perform("reading \(what)") { call throws(VaultError) in
+            let service = try call.service()
+            let items = try call.search(service, query)
+            if items.contains(where: \.isLocked) {
+                throw VaultError(.cannotUnlock, "the keyring holding \(what) is locked; unlock it and retry")
+            }
+            if items.isEmpty { try call.requireDefaultUnlocked(service, nil) }
+            var found: [AttributeItem] = []
+            for item in items {
+                found.append(
+                    AttributeItem(
+                        attributes: item.attributes, value: try call.secret(of: item), created: item.created,
+                        modified: item.modified))
+            }
+            return found.sorted { ($0.modified, $0.created) > ($1.modified, $1.created) }
+        }
+    }
+
+    /// Replaces, in place, the attributes and secret of the most recent unlocked item matching
+    /// `query` for which `isSame` holds; creates the item in the default keyring if there is none.
+    func put(
+        matching query: [String: String], isSame: ([String: String]) -> Bool, attributes: [String: String],
+        label: String, value: [UInt8], what: String
+    ) throws(VaultError) {
+        try perform("writing \(what)") { call throws(VaultError) in
+            let service = try call.service()
+            let items = try call.search(service, query).filter { !$0.isLocked && isSame($0.attributes) }
+            if let item = items.max(by: { ($0.modified, $0.created) < ($1.modified, $1.created) }) {
+                try call.setAttributes(of: item, attributes)
+                try call.setSecret(of: item, value)
+                return
+            }
+            guard let collection = try call.defaultCollection(service) else {
+                throw VaultError(.unavailable, "the Secret Service has no default keyring to store \(what) in")
+            }
+            if collection.isLocked {
+                throw VaultError(.cannotUnlock, "the default keyring is locked; unlock it to store \(what)")
+            }
+            try call.createItem(in: collection, attributes, label: label, value: value)
+        }
+    }
+
+    /// Deletes the items matching `query` for which `shouldDelete` holds (given each item's
+    /// attributes and secret).
+    func delete(
+        matching query: [String: String], what: String, where shouldDelete: (AttributeItem) -> Bool
+    ) throws(VaultError) {
+        try perform("deleting \(what)") { call throws(VaultError) in
+            let service = try call.service()
+            let items = try call.search(service, query)
+            if items.contains(where: \.isLocked) {
+                throw VaultError(.cannotUnlock, "the keyring holding \(what) is locked; unlock it and retry")
+            }
+            for item in items {
+                let found = AttributeItem(
+                    attributes: item.attributes, value: try call.secret(of: item), created: item.created,
+                    modified: item.modified)
+                if shouldDelete(found) { try call.delete(item) }
+            }
+        }
+    }
+}

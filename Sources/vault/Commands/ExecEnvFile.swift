@@ -1,0 +1,20 @@
+import VaultCore
+
+/// `vault exec --env-file FILE`: the variables of a dotenv file whose values may be references.
+enum ExecEnvFile {
+    /// The variables `--env-file` sets, all resolved, followed by `bound` (from `--env` and
+    /// `--all`). A variable set both ways is a usage error: neither silently wins.
+    static func variables(
+        _ invocation: Invocation, vault: Vault, adding bound: [(variable: String, value: [UInt8])]
+    ) throws(VaultError) -> [(variable: String, value: [UInt8])] {
+        guard let path = invocation.value("env-file") else { return bound }
+        let fromFile = try EnvFile.variables(
+            try ReferenceFiles.read(path, what: "env file"), vault: vault,
+            allowExpired: invocation.flag("allow-expired"))
+        let fileVariables = Set(fromFile.map(\.variable))
+        if let both = bound.first(where: { fileVariables.contains($0.variable) }) {
+            throw VaultError(.usage, "\(both.variable) is set both by --env-file and by --env or --all; keep one")
+        }
+        return fromFile + bound
+    }
+}

@@ -1,0 +1,72 @@
+import VaultCore
+
+/// The credential helpers vault also is, chosen by the name it is run under (argv[0]): a
+/// symbolic link `git-credential-vault` or `docker-credential-vault` to the binary, whatever
+/// the binary itself is called.
+enum HelperRole {
+    case git
+    case docker
+
+    init?(programPath: String) {
+        let name = programPath.split(separator: "/").last.map(String.init) ?? programPath
+        switch name {
+        case "git-credential-vault": self = .git
+        case "docker-credential-vault": self = .docker
+        default: return nil
+        }
+    }
+
+    /// Runs the helper with its arguments and returns the exit status.
+    func run(arguments: [String], environment: [String: String]) -> Int32 {
+        if arguments.contains("--help") || arguments.contains("-h") {
+            StandardIO.print(help)
+            return ExitStatus.success
+        }
+        switch self {
+        case .git: return GitCredentialHelper.run(arguments: arguments, environment: environment)
+        case .docker: return DockerCredentialHelper.run(arguments: arguments, environment: environment)
+        }
+    }
+
+    var help: String {
+        switch self {
+        case .git:
+            return """
+                \(GitCredentialHelper.usage)
+
+                git's credential helper (gitcredentials(7)): git config --global credential.helper vault
+                Credentials are the secrets PROTOCOL://USER@HOST[/PATH] of the service git (on the Secret
+                Service, git-credential-libsecret's items). See CREDENTIAL HELPERS in 'man vault'.
+
+                """
+        case .docker:
+            return """
+                \(DockerCredentialHelper.usage)
+
+                The docker-credential-helpers protocol: "credsStore": "vault" or "credHelpers" in the auth file.
+                Credentials are the secrets docker://USER@SERVER of the service docker. A missing one answers
+                'credentials not found in native keychain' and exits 1. See CREDENTIAL HELPERS in 'man vault'.
+
+                """
+        }
+    }
+
+    /// Splits a helper's arguments into vault's global options (`--backend`, `--file`,
+    /// `--service`, as in `credential.helper = vault --file ~/git.age`) and the operands.
+    static func parse(_ arguments: [String]) throws(VaultError) -> (options: GlobalOptions, operands: [String]) {
+        let parsed = try parseCommandLine(["help"] + arguments)
+        guard parsed.values.isEmpty, !parsed.help else {
+            throw VaultError(
+                .usage, "a credential helper takes only --backend, --file and --service before its operation")
+        }
+        return (parsed.global, parsed.operands + (parsed.terminated ?? []))
+    }
+
+    /// Builds the store the way `vault` does for the same options and environment.
+    static func store(_ options: GlobalOptions, environment: [String: String]) throws(VaultError) -> any SecretStore {
+        try StoreFactory(
+            options: options, environment: environment,
+            prompt: Terminal.passphrasePrompt(allowed: !VaultVariables.forbidsPrompts(environment))
+        ).makeStore()
+    }
+}
