@@ -54,9 +54,14 @@ public struct DockerCredentials {
     /// `get`: the JSON answer for a server URL, or nil when there is no credential.
     public func get(serverURL: String) throws(VaultError) -> [UInt8]? {
         guard let found = try named.find(try Self.query(serverURL)) else { return nil }
-        return Array("{\"ServerURL\":".utf8) + SecretsJSON.string(Array(serverURL.utf8)) + Array(",\"Username\":".utf8)
-            + SecretsJSON.string(Array((found.username ?? "").utf8)) + Array(",\"Secret\":".utf8)
-            + SecretsJSON.string(found.password ?? []) + Array("}\n".utf8)
+        var out = Array("{\"ServerURL\":".utf8)
+        JSONString.append(serverURL.utf8, to: &out)
+        out += ",\"Username\":".utf8
+        JSONString.append((found.username ?? "").utf8, to: &out)
+        out += ",\"Secret\":".utf8
+        JSONString.append(found.password ?? [], to: &out)
+        out += "}\n".utf8
+        return out
     }
 
     /// `erase`: false when there was no credential.
@@ -76,9 +81,9 @@ public struct DockerCredentials {
             else { continue }
             let server = host + (credential.path.map { "/" + $0 } ?? "")
             if out.count > 1 { out += Array(",".utf8) }
-            out +=
-                SecretsJSON.string(Array(server.utf8)) + Array(":".utf8)
-                + SecretsJSON.string(Array((credential.username ?? "").utf8))
+            JSONString.append(server.utf8, to: &out)
+            out += ":".utf8
+            JSONString.append((credential.username ?? "").utf8, to: &out)
         }
         return out + Array("}\n".utf8)
     }

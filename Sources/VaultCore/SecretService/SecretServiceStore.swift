@@ -421,7 +421,7 @@ struct Call {
         var count = 0
         let array = try check { CVaultSecret_ServiceCollections(deadline, &count, &$0) }
         guard let array else { return [] }
-        let collections = (0..<count).map { Collection(array[$0]) }
+        let collections = (0..<count).map { KeyringCollection(array[$0]) }
         free(array)
         var items: [Item] = []
         for collection in collections {
