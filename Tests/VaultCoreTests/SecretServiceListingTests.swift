@@ -13,15 +13,23 @@ struct SecretServiceListingTests {
         try TestKeyring.require()
         let churn = TestKeyring.uniqueService("churn")
         defer { TestKeyring.clean([churn]) }
-        // A separate process (python3-keyring) stores and deletes items as fast as it can.
+        // A separate process (python3-keyring) stores and deletes items as fast as it can. Under
+        // that churn kwalletd now and then drops the churner's own session ("Can't find session"),
+        // a failure of that client, not of vault's listing: the churner goes on with the next
+        // cycle (each call opens a new session) and reports how many cycles completed.
         let script = """
             import keyring, sys, time
             end = time.time() + float(sys.argv[2])
-            i = 0
+            i = failed = 0
             while time.time() < end:
-                keyring.set_password(sys.argv[1], "u%d" % (i % 8), "v")
-                keyring.delete_password(sys.argv[1], "u%d" % (i % 8))
-                i += 1
+                try:
+                    keyring.set_password(sys.argv[1], "u%d" % (i % 8), "v")
+                    keyring.delete_password(sys.argv[1], "u%d" % (i % 8))
+                    i += 1
+                except Exception as error:
+                    failed += 1
+                    if failed > 100:
+                        raise
             print(i)
             """
         let directory = try makeTemporaryDirectory()
