@@ -24,7 +24,7 @@ func tokenize(_ arguments: [String]) throws(VaultError) -> (tokens: [Token], ter
         } else if argument == "-h" {
             tokens.append(.option("help", inlineValue: nil))
         } else if argument.count == 2, argument.hasPrefix("-"), let long = CommandSpec.longName(of: argument.last!) {
-            tokens.append(.option(long, inlineValue: nil))
+            tokens.append(.option(long.spelling, inlineValue: nil))
         } else if argument.hasPrefix("-"), argument.utf8.count > 1 {
             throw VaultError(
                 .usage,
@@ -54,16 +54,16 @@ func shown(_ word: some StringProtocol, position: Int?, quoted: Bool = true) -> 
 struct ParsedCommandLine {
     var global = GlobalOptions()
     var command: CommandSpec?
-    var values: [String: [String]] = [:]
+    var values: [OptionName: [String]] = [:]
     var operands: [String] = []
     /// The arguments after `--`, if there was one (kept apart for `exec`).
     var terminated: [String]?
     var help = false
     var version = false
 
-    func flag(_ name: String) -> Bool { values[name] != nil }
-    func value(_ name: String) -> String? { values[name]?.last }
-    func all(_ name: String) -> [String] { values[name] ?? [] }
+    func flag(_ name: OptionName) -> Bool { values[name] != nil }
+    func value(_ name: OptionName) -> String? { values[name]?.last }
+    func all(_ name: OptionName) -> [String] { values[name] ?? [] }
 }
 
 /// Gives the tokens their meaning. Global options may stand before or after the command.
@@ -72,7 +72,7 @@ func parseCommandLine(_ arguments: [String]) throws(VaultError) -> ParsedCommand
     var parsed = ParsedCommandLine()
     parsed.terminated = terminated
     var index = 0
-    func takeValue(_ name: String, _ inline: String?) throws(VaultError) -> String {
+    func takeValue(_ name: OptionName, _ inline: String?) throws(VaultError) -> String {
         if let inline { return inline }
         index += 1
         guard index < tokens.count, case .positional(let value) = tokens[index] else {
@@ -93,21 +93,22 @@ func parseCommandLine(_ arguments: [String]) throws(VaultError) -> ParsedCommand
             } else {
                 parsed.operands.append(word)
             }
-        case .option(let name, let inline):
+        case .option(let spelling, let inline):
+            let name = OptionName(spelling)
             switch name {
-            case "help":
+            case .help:
                 parsed.help = true
-            case "version" where parsed.command == nil:
+            case .version where parsed.command == nil:
                 parsed.version = true
-            case "backend": parsed.global.backend = try takeValue(name, inline)
-            case "file": parsed.global.file = try takeValue(name, inline)
-            case "service": parsed.global.service = try takeValue(name, inline)
+            case .backend: parsed.global.backend = try takeValue(name, inline)
+            case .file: parsed.global.file = try takeValue(name, inline)
+            case .service: parsed.global.service = try takeValue(name, inline)
             default:
                 guard let spec = parsed.command, let option = spec.options.first(where: { $0.name == name }) else {
                     let scope = parsed.command.map { "'vault \($0.name)'" } ?? "vault"
                     throw VaultError(
                         .usage,
-                        "unknown option \(shown("--" + name, position: index + 1, quoted: false)) for \(scope); "
+                        "unknown option \(shown("--" + spelling, position: index + 1, quoted: false)) for \(scope); "
                             + "see 'vault help \(parsed.command?.name ?? "")'")
                 }
                 if parsed.values[name] != nil, !option.repeatable {

@@ -2,23 +2,31 @@ import VaultCore
 
 /// An option a command accepts.
 struct OptionSpec: Sendable {
-    let name: String
+    let name: OptionName
     /// The placeholder of the option's value (`PATH`), or nil for a flag.
     let valueName: String?
+    /// What a shell completes for the option's value.
+    let completion: CompletionKind
     let repeatable: Bool
     let help: String
     /// A one-letter spelling (`-i` for `--in`), for the few options whose peers have one.
     let short: Character?
 
     init(
-        _ name: String, short: Character? = nil, value valueName: String? = nil, repeatable: Bool = false,
-        _ help: String
+        _ name: OptionName, short: Character? = nil, value valueName: String? = nil,
+        completion: CompletionKind = .text, repeatable: Bool = false, _ help: String
     ) {
         self.name = name
         self.short = short
         self.valueName = valueName
+        self.completion = completion
         self.repeatable = repeatable
         self.help = help
+    }
+
+    /// An option whose value is one of `choices`, shown as `a|b` and completed from the list.
+    init(_ name: OptionName, choices: [String], _ help: String) {
+        self.init(name, value: choices.joined(separator: "|"), completion: .list(choices), help)
     }
 
     var usage: String { valueName.map { "--\(name) \($0)" } ?? "--\(name)" }
@@ -31,6 +39,8 @@ struct OptionSpec: Sendable {
 struct CommandSpec: Sendable {
     let name: String
     let operands: String
+    /// What a shell completes for the operands.
+    var operandCompletion: CompletionKind = .text
     let summary: String
     let details: String
     let options: [OptionSpec]
@@ -44,7 +54,7 @@ struct CommandSpec: Sendable {
     static func named(_ name: String) -> CommandSpec? { all.first { $0.name == name } }
 
     /// The long name of a one-letter option (`i` → `in`), from every command's options.
-    static func longName(of short: Character) -> String? {
+    static func longName(of short: Character) -> OptionName? {
         all.lazy.flatMap(\.options).first { $0.short == short }?.name
     }
 
@@ -57,11 +67,13 @@ struct CommandSpec: Sendable {
     /// The options every command accepts.
     static let globalOptions: [OptionSpec] = [
         OptionSpec(
-            "backend", value: "auto|file|secret-service|openbao",
+            .backend, choices: ["auto", "file", "secret-service", "openbao"],
             "where secrets are kept (default: VAULT_BACKEND, else auto)"),
-        OptionSpec("file", value: "PATH", "the vault file (default: VAULT_FILE, else $XDG_DATA_HOME/vault/vault.age)"),
-        OptionSpec("service", value: "NAME", "the service names belong to (default: VAULT_SERVICE, else vault)"),
-        OptionSpec("help", "show help for a command"),
+        OptionSpec(
+            .file, value: "PATH", completion: .file,
+            "the vault file (default: VAULT_FILE, else $XDG_DATA_HOME/vault/vault.age)"),
+        OptionSpec(.service, value: "NAME", "the service names belong to (default: VAULT_SERVICE, else vault)"),
+        OptionSpec(.help, "show help for a command"),
     ]
 }
 
@@ -74,9 +86,9 @@ struct Invocation {
     /// The environment the glue was built from (one copy, the factory's).
     var environment: [String: String] { factory.environment }
 
-    func flag(_ name: String) -> Bool { commandLine.flag(name) }
-    func value(_ name: String) -> String? { commandLine.value(name) }
-    func all(_ name: String) -> [String] { commandLine.all(name) }
+    func flag(_ name: OptionName) -> Bool { commandLine.flag(name) }
+    func value(_ name: OptionName) -> String? { commandLine.value(name) }
+    func all(_ name: OptionName) -> [String] { commandLine.all(name) }
 
     /// The operands, checked against a count range.
     func operands(_ range: ClosedRange<Int>) throws(VaultError) -> [String] {

@@ -7,7 +7,7 @@ import VaultCore
 
 extension CommandSpec {
     static let exec = CommandSpec(
-        name: "exec", operands: "-- COMMAND [ARGS...]",
+        name: "exec", operands: "-- COMMAND [ARGS...]", operandCompletion: .program,
         summary: "run a command with secrets in its environment",
         details: """
             Runs COMMAND in place of vault (execvp: a COMMAND without '/' is searched in PATH; no shell
@@ -28,11 +28,12 @@ extension CommandSpec {
             """,
         options: [
             OptionSpec(
-                "env", value: "VAR=NAME", repeatable: true, "set VAR to the secret NAME (a bare NAME: derived VAR)"),
-            OptionSpec("all", "set a variable for every secret of the current service"),
-            OptionSpec("allow-expired", "use expired secrets instead of refusing them"),
+                .env, value: "VAR=NAME", completion: .secretName, repeatable: true,
+                "set VAR to the secret NAME (a bare NAME: derived VAR)"),
+            OptionSpec(.all, "set a variable for every secret of the current service"),
+            OptionSpec(.allowExpired, "use expired secrets instead of refusing them"),
             OptionSpec(
-                "env-file", value: "FILE",
+                .envFile, value: "FILE", completion: .file,
                 "set the variables of a dotenv FILE; a value vault://SERVICE/NAME is that secret"),
         ],
         run: { (invocation) throws(VaultError) in
@@ -41,21 +42,21 @@ extension CommandSpec {
                 throw VaultError(
                     .usage, "put the command after '--': vault exec --env VAR=NAME -- COMMAND [ARGS...]")
             }
-            let texts = invocation.all("env")
-            guard !texts.isEmpty || invocation.flag("all") || invocation.value("env-file") != nil else {
+            let texts = invocation.all(.env)
+            guard !texts.isEmpty || invocation.flag(.all) || invocation.value(.envFile) != nil else {
                 throw VaultError(.usage, "choose the secrets: --env VAR=NAME (repeatable) or --all; or --env-file FILE")
             }
             Hygiene.saveSignalDispositions()  // before the Secret Service backend loads GLib
             let service = try invocation.factory.service()
             let vault = try invocation.vault()
-            var bindings = invocation.flag("all") ? try vault.bindingsForAll(service: service) : []
+            var bindings = invocation.flag(.all) ? try vault.bindingsForAll(service: service) : []
             for (index, text) in texts.enumerated() {
                 bindings.append(try EnvironmentBinding(parsing: text, service: service, position: index + 1))
             }
             try EnvironmentBinding.checkDerived(bindings, inherited: Set(invocation.factory.environment.keys))
             let variables = try ExecEnvFile.variables(
                 invocation, vault: vault,
-                adding: try vault.environment(for: bindings, allowExpired: invocation.flag("allow-expired")))
+                adding: try vault.environment(for: bindings, allowExpired: invocation.flag(.allowExpired)))
             return ProcessImage.replace(with: command, setting: variables, removing: VaultVariables.keyMaterial)
         })
 }

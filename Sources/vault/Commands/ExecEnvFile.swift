@@ -7,10 +7,10 @@ enum ExecEnvFile {
     static func variables(
         _ invocation: Invocation, vault: Vault, adding bound: [(variable: String, value: [UInt8])]
     ) throws(VaultError) -> [(variable: String, value: [UInt8])] {
-        guard let path = invocation.value("env-file") else { return bound }
+        guard let path = invocation.value(.envFile) else { return bound }
         let fromFile = try EnvFile.variables(
             try ReferenceFiles.read(path, what: "env file"), vault: vault,
-            allowExpired: invocation.flag("allow-expired"))
+            allowExpired: invocation.flag(.allowExpired))
         let fileVariables = Set(fromFile.map(\.variable))
         if let both = bound.first(where: { fileVariables.contains($0.variable) }) {
             throw VaultError(.usage, "\(both.variable) is set both by --env-file and by --env or --all; keep one")

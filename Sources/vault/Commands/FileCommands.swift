@@ -67,17 +67,19 @@ enum RecipientOptions {
     /// The three options, shared by `init` and `rekey`.
     static func specs(passphrase help: String) -> [OptionSpec] {
         [
-            OptionSpec("passphrase", help),
-            OptionSpec("recipient", value: "age1...", repeatable: true, "encrypt to this age public key"),
-            OptionSpec("recipients-file", value: "PATH", repeatable: true, "encrypt to the public keys in this file"),
+            OptionSpec(.passphrase, help),
+            OptionSpec(.recipient, value: "age1...", repeatable: true, "encrypt to this age public key"),
+            OptionSpec(
+                .recipientsFile, value: "PATH", completion: .file, repeatable: true,
+                "encrypt to the public keys in this file"),
         ]
     }
 
     /// The options' choice; the age policy behind it is the library's (``NewFileKeys``).
     static func choice(_ invocation: Invocation) throws(VaultError) -> NewFileKeys {
-        let keys = invocation.all("recipient")
-        let files = invocation.all("recipients-file")
-        let passphrase = invocation.flag("passphrase")
+        let keys = invocation.all(.recipient)
+        let files = invocation.all(.recipientsFile)
+        let passphrase = invocation.flag(.passphrase)
         if passphrase, !keys.isEmpty || !files.isEmpty {
             throw VaultError(.usage, "give --passphrase or recipients, not both (age allows no mix)")
         }

@@ -2,7 +2,7 @@ import VaultCore
 
 extension CommandSpec {
     static let help = CommandSpec(
-        name: "help", operands: "[COMMAND]",
+        name: "help", operands: "[COMMAND]", operandCompletion: .command,
         summary: "show help for vault or for one command",
         details: "'vault help COMMAND' is the same as 'vault COMMAND --help'.",
         options: [],

@@ -15,14 +15,18 @@ extension CommandSpec {
             atomically (a temporary file in its folder, then a rename).
             """,
         options: [
-            OptionSpec("in", short: "i", value: "TEMPLATE", "the template file, -i (default: standard input)"),
-            OptionSpec("out", short: "o", value: "OUT", "the file to write, mode 0600, -o (default: standard output)"),
-            OptionSpec("allow-expired", "use expired secrets instead of refusing them"),
+            OptionSpec(
+                .input, short: "i", value: "TEMPLATE", completion: .file,
+                "the template file, -i (default: standard input)"),
+            OptionSpec(
+                .output, short: "o", value: "OUT", completion: .file,
+                "the file to write, mode 0600, -o (default: standard output)"),
+            OptionSpec(.allowExpired, "use expired secrets instead of refusing them"),
         ],
         run: { (invocation) throws(VaultError) in
             _ = try invocation.operands(0...0)
             let template: [UInt8]
-            if let path = invocation.value("in") {
+            if let path = invocation.value(.input) {
                 template = try ReferenceFiles.read(path, what: "template")
             } else {
                 if StandardIO.isTerminal(0) {
@@ -32,9 +36,9 @@ extension CommandSpec {
                     limit: ReferenceFiles.inputLimit, tooLarge: "the template is larger than 64 MiB")
             }
             var output = try SecretTemplate.render(
-                template, vault: try invocation.vault(), allowExpired: invocation.flag("allow-expired"))
+                template, vault: try invocation.vault(), allowExpired: invocation.flag(.allowExpired))
             defer { StandardIO.wipe(&output) }
-            if let path = invocation.value("out") {
+            if let path = invocation.value(.output) {
                 try ReferenceFiles.writePrivate(path, output)
             } else {
                 try StandardIO.write(output, to: 1)

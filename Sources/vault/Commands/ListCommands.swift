@@ -17,17 +17,17 @@ extension CommandSpec {
             --expired lists only the expired secrets, in any of these forms.
             """,
         options: [
-            OptionSpec("json", "print JSON with each secret's metadata"),
-            OptionSpec("long", "print NAME<TAB>STATE<TAB>EXPIRES lines"),
-            OptionSpec("expired", "list only the expired secrets"),
-            OptionSpec("all", "list the secrets of every service"),
+            OptionSpec(.json, "print JSON with each secret's metadata"),
+            OptionSpec(.long, "print NAME<TAB>STATE<TAB>EXPIRES lines"),
+            OptionSpec(.expired, "list only the expired secrets"),
+            OptionSpec(.all, "list the secrets of every service"),
         ],
         run: { (invocation) throws(VaultError) in
             _ = try invocation.operands(0...0)
-            if invocation.flag("json"), invocation.flag("long") {
+            if invocation.flag(.json), invocation.flag(.long) {
                 throw VaultError(.usage, "give --json or --long, not both")
             }
-            let all = invocation.flag("all")
+            let all = invocation.flag(.all)
             let vault = try invocation.vault()
             let service = all ? nil : try invocation.factory.service()
             let (listed, refreshable) = try vault.listWithTokens(service: service)
@@ -36,11 +36,11 @@ extension CommandSpec {
                 let state = vault.expiryState(of: entry.metadata)
                 return (entry, refreshable.contains(entry.name) && state == .expired ? .valid : state)
             }
-            if invocation.flag("expired") { entries = entries.filter { $0.1 == .expired } }
+            if invocation.flag(.expired) { entries = entries.filter { $0.1 == .expired } }
             let out: String
-            if invocation.flag("json") {
+            if invocation.flag(.json) {
                 out = JSONOutput.entries(entries.map { ($0.0, expired: $0.1 == .expired) })
-            } else if invocation.flag("long") {
+            } else if invocation.flag(.long) {
                 out = entries.map { entry, state in
                     let shown = refreshable.contains(entry.name) ? "refreshable" : state.rawValue
                     return Listing.name(entry, all: all) + "\t\(shown)\t\(entry.metadata.expires?.rfc3339 ?? "-")\n"
@@ -55,7 +55,7 @@ extension CommandSpec {
         })
 
     static let show = CommandSpec(
-        name: "show", operands: "NAME",
+        name: "show", operands: "NAME", operandCompletion: .secretName,
         summary: "print a secret's metadata, never its value",
         details: """
             Prints the secret's service, account (its NAME), creation and update times, expiry time
@@ -67,10 +67,10 @@ extension CommandSpec {
             client_id, client_secret_name, scope, refresh_token (whether one is held), refreshable,
             lifetime and command. No token is ever shown.
             """,
-        options: [OptionSpec("json", "print the metadata as one JSON object")],
+        options: [OptionSpec(.json, "print the metadata as one JSON object")],
         run: { (invocation) throws(VaultError) in
             let info = try invocation.vault().info(try invocation.name())
-            if invocation.flag("json") {
+            if invocation.flag(.json) {
                 try StandardIO.write(JSONOutput.info(info).utf8, to: 1)
                 return ExitStatus.success
             }

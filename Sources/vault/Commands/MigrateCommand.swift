@@ -26,12 +26,12 @@ extension CommandSpec {
             """,
         options: [
             OptionSpec(
-                "from", value: "BACKEND", "where the secrets are now: file, file:PATH, secret-service or openbao"),
-            OptionSpec("to", value: "BACKEND", "where they go: file, file:PATH, secret-service or openbao"),
-            OptionSpec("dry-run", "print what would happen to each secret and change nothing"),
-            OptionSpec("keep-source", "copy only: leave every secret in the source as well"),
-            OptionSpec("overwrite", "replace secrets the destination holds with a different value"),
-            OptionSpec("all", "migrate the secrets of every service, not only the current one"),
+                .from, value: "BACKEND", "where the secrets are now: file, file:PATH, secret-service or openbao"),
+            OptionSpec(.to, value: "BACKEND", "where they go: file, file:PATH, secret-service or openbao"),
+            OptionSpec(.dryRun, "print what would happen to each secret and change nothing"),
+            OptionSpec(.keepSource, "copy only: leave every secret in the source as well"),
+            OptionSpec(.overwrite, "replace secrets the destination holds with a different value"),
+            OptionSpec(.all, "migrate the secrets of every service, not only the current one"),
         ],
         run: { (invocation) throws(VaultError) in try MigrateCommand.run(invocation) })
 }
@@ -41,20 +41,20 @@ extension CommandSpec {
 enum MigrateCommand {
     static func run(_ invocation: Invocation) throws(VaultError) -> Int32 {
         _ = try invocation.operands(0...0)
-        guard let from = invocation.value("from"), let to = invocation.value("to") else {
+        guard let from = invocation.value(.from), let to = invocation.value(.to) else {
             throw VaultError(
                 .usage, "'vault migrate' needs --from BACKEND and --to BACKEND; usage: \(invocation.spec.synopsis)")
         }
         if invocation.factory.options.backend != nil {
             throw VaultError(.usage, "--backend does not apply to 'vault migrate'; --from and --to name both ends")
         }
-        let all = invocation.flag("all")
+        let all = invocation.flag(.all)
         if all, invocation.factory.options.service != nil {
             throw VaultError(.usage, "give --service or --all, not both")
         }
         let options = Migration.Options(
-            service: all ? nil : try invocation.factory.service(), overwrite: invocation.flag("overwrite"),
-            keepSource: invocation.flag("keep-source"))
+            service: all ? nil : try invocation.factory.service(), overwrite: invocation.flag(.overwrite),
+            keepSource: invocation.flag(.keepSource))
         let (source, destination) = try invocation.factory.migrationStores(from: from, to: to)
         let migration = Migration(from: source, to: destination, options: options)
         let steps = try migration.plan()
@@ -62,7 +62,7 @@ enum MigrateCommand {
         let count = { (action: Migration.Action) in steps.filter { $0.action == action }.count }
         let conflicts = steps.filter { $0.action == .conflict }
 
-        if invocation.flag("dry-run") {
+        if invocation.flag(.dryRun) {
             let plan = steps.map { "\($0.action.rawValue)\t\($0.name.service)\t\($0.name.account)\n" }.joined()
             try StandardIO.write(plan.utf8, to: 1)
             StandardIO.error(

@@ -2,7 +2,7 @@ import VaultCore
 
 extension CommandSpec {
     static let set = CommandSpec(
-        name: "set", operands: "NAME",
+        name: "set", operands: "NAME", operandCompletion: .secretName,
         summary: "store a secret; the value is read from standard input",
         details: """
             The value is every byte of standard input, exactly (no newline is removed). On a terminal,
@@ -16,10 +16,10 @@ extension CommandSpec {
             """,
         options: [
             OptionSpec(
-                "expires-in", value: "DURATION", "expire after DURATION: a number and s, m, h, d or w (25m, 12h, 30d)"),
-            OptionSpec("expires-at", value: "TIME", "expire at an RFC 3339 time (2026-12-01T09:00:00Z)"),
+                .expiresIn, value: "DURATION", "expire after DURATION: a number and s, m, h, d or w (25m, 12h, 30d)"),
+            OptionSpec(.expiresAt, value: "TIME", "expire at an RFC 3339 time (2026-12-01T09:00:00Z)"),
             OptionSpec(
-                "refresh-command", value: "CMD",
+                .refreshCommand, value: "CMD",
                 "on expiry, run CMD with sh -c for a new token (a bare token or token JSON; docs/tokens.md)"),
         ],
         run: { (invocation) throws(VaultError) in
@@ -31,10 +31,10 @@ extension CommandSpec {
                 )
             }
             let name = try invocation.name()
-            if let command = invocation.value("refresh-command") {
+            if let command = invocation.value(.refreshCommand) {
                 return try TokenCommands.setWithCommand(invocation, name: name, command: command)
             }
-            let expires = try Expiry.parse(at: invocation.value("expires-at"), in: invocation.value("expires-in"))
+            let expires = try Expiry.parse(at: invocation.value(.expiresAt), in: invocation.value(.expiresIn))
             var value: [UInt8]
             if StandardIO.isTerminal(0) {
                 guard
@@ -53,17 +53,17 @@ extension CommandSpec {
         })
 
     static let get = CommandSpec(
-        name: "get", operands: "NAME",
+        name: "get", operands: "NAME", operandCompletion: .secretName,
         summary: "print a secret's value",
         details: """
             Writes the exact bytes of the value to standard output. When standard output is a terminal
             and the value does not end with a newline, one is added for readability; otherwise nothing is
             added. An expired secret prints nothing and exits 3.
             """,
-        options: [OptionSpec("allow-expired", "print the value even if the secret has expired")],
+        options: [OptionSpec(.allowExpired, "print the value even if the secret has expired")],
         run: { (invocation) throws(VaultError) in
             let name = try invocation.name()
-            var record = try invocation.vault().get(name, allowExpired: invocation.flag("allow-expired"))
+            var record = try invocation.vault().get(name, allowExpired: invocation.flag(.allowExpired))
             defer { StandardIO.wipe(&record.value) }
             try StandardIO.write(record.value, to: 1)
             if StandardIO.isTerminal(1), record.value.last != 0x0A { try StandardIO.write([0x0A], to: 1) }
@@ -71,7 +71,7 @@ extension CommandSpec {
         })
 
     static let rm = CommandSpec(
-        name: "rm", operands: "NAME",
+        name: "rm", operands: "NAME", operandCompletion: .secretName,
         summary: "delete a secret",
         details: "Deletes the secret. Exits 1 if there is no secret by that name.",
         options: [],

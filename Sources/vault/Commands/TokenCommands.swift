@@ -7,14 +7,14 @@ enum TokenCommands {
     /// already expired, so the first read runs CMD.
     static func setWithCommand(_ invocation: Invocation, name: SecretName, command: String) throws(VaultError) -> Int32
     {
-        guard let duration = invocation.value("expires-in") else {
+        guard let duration = invocation.value(.expiresIn) else {
             throw VaultError(
                 .usage, "--refresh-command needs --expires-in DURATION, the lifetime of each token it prints")
         }
         guard !command.isEmpty else { throw VaultError(.usage, "--refresh-command needs a command") }
         let lifetime = try Expiry.seconds(duration)
         let now = Timestamp.now()
-        let current = try Expiry.parse(at: invocation.value("expires-at"), in: nil, now: now)
+        let current = try Expiry.parse(at: invocation.value(.expiresAt), in: nil, now: now)
         var token: [UInt8] = StandardIO.isTerminal(0) ? [] : try StandardIO.readAll(limit: Vault.maximumValueSize)
         defer { StandardIO.wipe(&token) }
         try invocation.vault().setLiving(
@@ -41,7 +41,7 @@ enum TokenCommands {
     /// and the user code go to stderr; the token is stored only once the login is approved.
     static func deviceLogin(_ invocation: Invocation, name: SecretName) throws(VaultError) -> Int32 {
         let client = try clientConfiguration(invocation)
-        guard let deviceURL = invocation.value("device-url"), !deviceURL.isEmpty else {
+        guard let deviceURL = invocation.value(.deviceURL), !deviceURL.isEmpty else {
             throw VaultError(.usage, "give the device authorization endpoint: --device-url URL")
         }
         let vault = try invocation.vault()  // a store that cannot be opened fails before the login
@@ -74,24 +74,24 @@ enum TokenCommands {
 
     /// `--token-url`, `--client-id`, `--client-secret-name` and `--scope`.
     static func clientConfiguration(_ invocation: Invocation) throws(VaultError) -> OAuthClientConfiguration {
-        guard let tokenURL = invocation.value("token-url"), !tokenURL.isEmpty else {
+        guard let tokenURL = invocation.value(.tokenURL), !tokenURL.isEmpty else {
             throw VaultError(.usage, "give the token endpoint: --token-url URL")
         }
-        guard let clientID = invocation.value("client-id"), !clientID.isEmpty else {
+        guard let clientID = invocation.value(.clientID), !clientID.isEmpty else {
             throw VaultError(.usage, "give the OAuth client: --client-id ID")
         }
-        if let secretName = invocation.value("client-secret-name") {
+        if let secretName = invocation.value(.clientSecretName) {
             _ = try invocation.factory.name(secretName)
         }
         return OAuthClientConfiguration(
-            tokenURL: tokenURL, clientID: clientID, clientSecretName: invocation.value("client-secret-name"),
-            scope: invocation.value("scope"))
+            tokenURL: tokenURL, clientID: clientID, clientSecretName: invocation.value(.clientSecretName),
+            scope: invocation.value(.scope))
     }
 }
 
 extension CommandSpec {
     static let oauth = CommandSpec(
-        name: "oauth", operands: "login|import NAME",
+        name: "oauth", operands: "login|import NAME", operandCompletion: .secretName,
         summary: "store an OAuth 2.0 token that vault refreshes by itself",
         details: """
             'vault oauth login NAME --device-url URL --token-url URL --client-id ID' logs in with the
@@ -107,13 +107,13 @@ extension CommandSpec {
             the vault, named by --client-secret-name; it is never on the command line. See docs/tokens.md.
             """,
         options: [
-            OptionSpec("device-url", value: "URL", "login: the device authorization endpoint"),
-            OptionSpec("token-url", value: "URL", "the token endpoint refreshes are sent to"),
-            OptionSpec("client-id", value: "ID", "the OAuth client ID"),
+            OptionSpec(.deviceURL, value: "URL", "login: the device authorization endpoint"),
+            OptionSpec(.tokenURL, value: "URL", "the token endpoint refreshes are sent to"),
+            OptionSpec(.clientID, value: "ID", "the OAuth client ID"),
             OptionSpec(
-                "client-secret-name", value: "NAME",
+                .clientSecretName, value: "NAME",
                 "the vault secret that holds the client secret (confidential clients)"),
-            OptionSpec("scope", value: "SCOPE", "the scope, when the token response does not say"),
+            OptionSpec(.scope, value: "SCOPE", "the scope, when the token response does not say"),
         ],
         run: { (invocation) throws(VaultError) in
             let operands = try invocation.operands(2...2)

@@ -13,8 +13,8 @@ extension CommandSpec {
             A summary goes to standard error. The input may be up to 64 MiB.
             """,
         options: [
-            OptionSpec("format", value: "dotenv|json", "the input format (required)"),
-            OptionSpec("overwrite", "replace existing secrets whose value differs"),
+            OptionSpec(.format, choices: ["dotenv", "json"], "the input format (required)"),
+            OptionSpec(.overwrite, "replace existing secrets whose value differs"),
         ],
         run: { (invocation) throws(VaultError) in
             _ = try invocation.operands(0...0)
@@ -35,7 +35,7 @@ extension CommandSpec {
             } catch {
                 throw VaultError(error.code, error.message + "; nothing was imported")
             }
-            let summary = try invocation.vault().importSecrets(items, overwrite: invocation.flag("overwrite"))
+            let summary = try invocation.vault().importSecrets(items, overwrite: invocation.flag(.overwrite))
             StandardIO.error(
                 "imported \(summary.added.count + summary.replaced.count) of \(items.count) secrets into '\(service)': "
                     + "\(summary.added.count) added, \(summary.replaced.count) replaced, \(summary.unchanged.count) unchanged"
@@ -54,7 +54,7 @@ extension CommandSpec {
             byte or invalid UTF-8): such a secret fails the export with exit 2, naming it, and nothing
             is written. json holds everything: docs/json.md.
             """,
-        options: [OptionSpec("format", value: "dotenv|json", "the output format (required)")],
+        options: [OptionSpec(.format, choices: ["dotenv", "json"], "the output format (required)")],
         run: { (invocation) throws(VaultError) in
             _ = try invocation.operands(0...0)
             let format = try Transfer.format(invocation)
@@ -85,7 +85,7 @@ enum Transfer {
     static let inputLimit = 64 << 20
 
     static func format(_ invocation: Invocation) throws(VaultError) -> TransferFormat {
-        guard let text = invocation.value("format") else {
+        guard let text = invocation.value(.format) else {
             throw VaultError(.usage, "give --format dotenv or --format json")
         }
         return try TransferFormat(parsing: text)

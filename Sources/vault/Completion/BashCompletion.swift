@@ -89,9 +89,9 @@ enum BashCompletion {
             text += valueCases(spec.options, indent: "        ")
             text += "        if [[ $cur == -* ]]; then\n"
             var words = optionWords(CompletionModel.options(of: spec))
-            if CompletionModel.operands(of: spec) == .program { words += " --" }
+            if spec.operandCompletion == .program { words += " --" }
             text += "            _vault_words \(CompletionModel.quote(words)) \"$cur\"\n"
-            let operands = operandCompletion(CompletionModel.operands(of: spec), commands: commands)
+            let operands = operandCompletion(spec.operandCompletion, commands: commands)
             if !operands.isEmpty {
                 text += "        else\n            \(operands)\n"
             }
@@ -120,22 +120,22 @@ enum BashCompletion {
         CompletionModel.previousWordCases(options, indent: indent) { option, values in
             let action: String
             switch values {
-            case .choices(let words):
+            case .list(let words):
                 action = "_vault_words \(CompletionModel.quote(words.joined(separator: " "))) \"$cur\""
-            case .files: action = "compopt -o filenames 2>/dev/null; mapfile -t COMPREPLY < <(compgen -f -- \"$cur\")"
-            case .names: action = "_vault_names \"$cur\""
-            case .text, .commands, .program: action = ":"
+            case .file: action = "compopt -o filenames 2>/dev/null; mapfile -t COMPREPLY < <(compgen -f -- \"$cur\")"
+            case .secretName: action = "_vault_names \"$cur\""
+            case .text, .command, .program: action = ":"
             }
             return "\(indent)--\(option.name))\n\(indent)    \(action)\n\(indent)    return\n\(indent)    ;;\n"
         }
     }
 
-    private static func operandCompletion(_ values: CompletionModel.Values, commands: String) -> String {
+    private static func operandCompletion(_ values: CompletionKind, commands: String) -> String {
         switch values {
-        case .names: return "_vault_names \"$cur\""
-        case .choices(let words): return "_vault_words \(CompletionModel.quote(words.joined(separator: " "))) \"$cur\""
-        case .commands: return "_vault_words '\(commands)' \"$cur\""
-        case .files: return "mapfile -t COMPREPLY < <(compgen -f -- \"$cur\")"
+        case .secretName: return "_vault_names \"$cur\""
+        case .list(let words): return "_vault_words \(CompletionModel.quote(words.joined(separator: " "))) \"$cur\""
+        case .command: return "_vault_words '\(commands)' \"$cur\""
+        case .file: return "mapfile -t COMPREPLY < <(compgen -f -- \"$cur\")"
         case .text, .program: return ""
         }
     }

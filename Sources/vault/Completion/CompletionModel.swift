@@ -3,51 +3,15 @@ import VaultCore
 /// What the completion scripts complete, read off the command table so that they cannot
 /// disagree with the parser.
 enum CompletionModel {
-    /// What a word can be.
-    enum Values: Equatable {
-        /// Free text: nothing to offer.
-        case text
-        /// One of these words.
-        case choices([String])
-        /// A file name.
-        case files
-        /// A secret name of the current store (listed with `vault ls`).
-        case names
-        /// A vault command.
-        case commands
-        /// A program and its arguments (`exec -- COMMAND [ARGS...]`).
-        case program
-    }
-
     /// The shells `vault completion` writes scripts for.
     static let shells = ["bash", "zsh", "fish"]
 
     /// The global options that select the store, passed on to `vault ls` to list names.
-    static let storeOptions = ["backend", "file", "service"]
-
-    /// What an option's value is, from its placeholder: `a|b` → choices, `PATH` (`FILE`, `TEMPLATE`, `OUT`) → files,
-    /// `VAR=NAME` → secret names (a bare NAME binds the derived variable).
-    static func values(of option: OptionSpec) -> Values {
-        guard let placeholder = option.valueName else { return .text }
-        if placeholder.contains("|") { return .choices(placeholder.split(separator: "|").map(String.init)) }
-        if ["PATH", "FILE", "TEMPLATE", "OUT"].contains(placeholder) { return .files }
-        if placeholder.hasSuffix("NAME"), placeholder.contains("=") { return .names }
-        return .text
-    }
-
-    /// What a command's operands are, from its synopsis.
-    static func operands(of spec: CommandSpec) -> Values {
-        let operands = spec.operands.filter { $0 != "[" && $0 != "]" }
-        if operands.hasPrefix("--") { return .program }
-        if operands.contains("NAME") { return .names }
-        if operands.contains("|") { return .choices(operands.split(separator: "|").map(String.init)) }
-        if operands == "COMMAND" { return .commands }
-        return .text
-    }
+    static let storeOptions: [OptionName] = [.backend, .file, .service]
 
     /// The options `vault` takes before a command.
     static var topLevelOptions: [OptionSpec] {
-        CommandSpec.globalOptions + [OptionSpec("version", "print vault's version")]
+        CommandSpec.globalOptions + [OptionSpec(.version, "print vault's version")]
     }
 
     /// Every option `spec` accepts: its own, then the global ones.
@@ -67,11 +31,11 @@ enum CompletionModel {
     /// A shell `case $prev in ... esac` with one arm per option that takes a value (bash and
     /// zsh share the shape; `arm` writes the shell's own arm), or "" when no option takes one.
     static func previousWordCases(
-        _ options: [OptionSpec], indent: String, arm: (OptionSpec, Values) -> String
+        _ options: [OptionSpec], indent: String, arm: (OptionSpec, CompletionKind) -> String
     ) -> String {
         let valued = options.filter { $0.valueName != nil }
         guard !valued.isEmpty else { return "" }
-        return "\(indent)case $prev in\n" + valued.map { arm($0, values(of: $0)) }.joined() + "\(indent)esac\n"
+        return "\(indent)case $prev in\n" + valued.map { arm($0, $0.completion) }.joined() + "\(indent)esac\n"
     }
 
     /// Quotes a word for any of the three shells: `'...'` with each `'` written `'\''`
@@ -86,7 +50,7 @@ enum CompletionModel {
 
 extension CommandSpec {
     static let completion = CommandSpec(
-        name: "completion", operands: "bash|zsh|fish",
+        name: "completion", operands: "bash|zsh|fish", operandCompletion: .list(CompletionModel.shells),
         summary: "print a shell completion script",
         details: """
             Prints a script that completes vault's commands, options and the secret names of the

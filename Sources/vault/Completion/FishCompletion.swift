@@ -91,15 +91,15 @@ enum FishCompletion {
         for spec in CommandSpec.all {
             let condition = "__vault_using \(spec.name)"
             for option in spec.options { text += line(option, condition: condition) }
-            switch CompletionModel.operands(of: spec) {
-            case .names: text += "complete -c vault -n \(quote(condition)) -a '(__vault_names)'\n"
-            case .choices(let words):
+            switch spec.operandCompletion {
+            case .secretName: text += "complete -c vault -n \(quote(condition)) -a '(__vault_names)'\n"
+            case .list(let words):
                 text += "complete -c vault -n \(quote(condition)) -a \(quote(words.joined(separator: " ")))\n"
-            case .commands:
+            case .command:
                 for command in CommandSpec.all {
                     text += "complete -c vault -n \(quote(condition)) -a \(command.name) -d \(quote(command.summary))\n"
                 }
-            case .files: text += "complete -c vault -n \(quote(condition)) -F\n"
+            case .file: text += "complete -c vault -n \(quote(condition)) -F\n"
             case .text, .program: break
             }
         }
@@ -112,11 +112,11 @@ enum FishCompletion {
     private static func line(_ option: OptionSpec, condition: String) -> String {
         var text = "complete -c vault -n \(quote(condition)) -l \(option.name)"
         if option.valueName != nil {
-            switch CompletionModel.values(of: option) {
-            case .choices(let words): text += " -x -a \(quote(words.joined(separator: " ")))"
-            case .files: text += " -r -F"
-            case .names: text += " -x -a '(__vault_names)'"
-            case .text, .commands, .program: text += " -x"
+            switch option.completion {
+            case .list(let words): text += " -x -a \(quote(words.joined(separator: " ")))"
+            case .file: text += " -r -F"
+            case .secretName: text += " -x -a '(__vault_names)'"
+            case .text, .command, .program: text += " -x"
             }
         }
         return text + " -d \(quote(option.help))\n"

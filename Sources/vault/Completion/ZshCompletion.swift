@@ -77,11 +77,11 @@ enum ZshCompletion {
             text += "      if [[ $cur == -* ]]; then\n"
             text += "        options=(\(describedOptions(CompletionModel.options(of: spec))))\n"
             text += "        _describe -t options 'option' options\n"
-            switch CompletionModel.operands(of: spec) {
-            case .names: text += "      else\n        _vault_names\n"
-            case .choices(let words): text += "      else\n        compadd -- \(words.joined(separator: " "))\n"
-            case .commands: text += "      else\n        _vault_commands\n"
-            case .files: text += "      else\n        _files\n"
+            switch spec.operandCompletion {
+            case .secretName: text += "      else\n        _vault_names\n"
+            case .list(let words): text += "      else\n        compadd -- \(words.joined(separator: " "))\n"
+            case .command: text += "      else\n        _vault_commands\n"
+            case .file: text += "      else\n        _files\n"
             case .text, .program: break
             }
             text += "      fi\n      ;;\n"
@@ -109,10 +109,10 @@ enum ZshCompletion {
         CompletionModel.previousWordCases(options, indent: indent) { option, values in
             let action: String
             switch values {
-            case .choices(let words): action = "compadd -- \(words.joined(separator: " "))"
-            case .files: action = "_files"
-            case .names: action = "[[ $cur == *=* ]] && compset -P '*='; _vault_names"
-            case .text, .commands, .program: action = ":"
+            case .list(let words): action = "compadd -- \(words.joined(separator: " "))"
+            case .file: action = "_files"
+            case .secretName: action = "[[ $cur == *=* ]] && compset -P '*='; _vault_names"
+            case .text, .command, .program: action = ":"
             }
             return "\(indent)  --\(option.name)) \(action); return ;;\n"
         }
