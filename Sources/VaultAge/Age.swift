@@ -23,10 +23,10 @@ public struct AgeEnvelope: Sendable {
     let header: [UInt8]
     /// Held as a `SymmetricKey`, whose storage swift-crypto zeroes when the last copy is released.
     let fileKey: SymmetricKey
-    let types: [String]
+    let types: [StanzaType]
 
-    /// The stanza types in header order, e.g. `["X25519", "X25519"]` or `["scrypt"]`.
-    public var stanzaTypes: [String] { types }
+    /// The stanza types in header order, e.g. `[.x25519, .x25519]` or `[.scrypt]`.
+    public var stanzaTypes: [StanzaType] { types }
 
     /// The exact header bytes every file sealed with this envelope starts with.
     public var headerBytes: [UInt8] { header }
@@ -61,7 +61,7 @@ public enum Age {
             }
         }
         let envelope = AgeEnvelope(
-            header: Header.encode(stanzas, fileKey: fileKey), fileKey: fileKey, types: stanzas.map(\.type))
+            header: Header.encode(stanzas, fileKey: fileKey), fileKey: fileKey, types: stanzas.map(\.kind))
         return (seal(plaintext, envelope: envelope), envelope)
     }
 
@@ -86,7 +86,7 @@ public enum Age {
         let key = Stream.payloadKey(fileKey: fileKey, nonce: payload.prefix(Stream.nonceSize))
         let plaintext = try Stream.decrypt(payload.dropFirst(Stream.nonceSize), key: key)
         let envelope = AgeEnvelope(
-            header: Array(binary[..<header.length]), fileKey: fileKey, types: header.stanzas.map { $0.type })
+            header: Array(binary[..<header.length]), fileKey: fileKey, types: header.stanzas.map(\.kind))
         return (plaintext, envelope)
     }
 
@@ -107,9 +107,9 @@ public enum Age {
     }
 
     /// Reads just the header's stanza types without decrypting (for diagnostics), .header on malformed.
-    public static func stanzaTypes(of file: [UInt8]) throws(AgeError) -> [String] {
+    public static func stanzaTypes(of file: [UInt8]) throws(AgeError) -> [StanzaType] {
         let binary = Armor.looksArmored(file) ? try Armor.decode(file) : file
-        return try Header.parse(binary).stanzas.map(\.type)
+        return try Header.parse(binary).stanzas.map(\.kind)
     }
 
     static func unwrapFileKey(_ stanzas: [Stanza], identities: [AgeIdentity]) throws(AgeError) -> SymmetricKey {

@@ -38,7 +38,7 @@ public struct AgePayloadReader {
         let fileKey = try Age.unwrapFileKey(header.stanzas, identities: identities)
         guard header.verifyMAC(fileKey: fileKey) else { throw AgeError(kind: .hmac, message: "header MAC mismatch") }
         let envelope = AgeEnvelope(
-            header: Array(prefix[..<header.length]), fileKey: fileKey, types: header.stanzas.map { $0.type })
+            header: Array(prefix[..<header.length]), fileKey: fileKey, types: header.stanzas.map(\.kind))
         try self.init(prefix: prefix, fileSize: fileSize, envelope: envelope)
     }
 

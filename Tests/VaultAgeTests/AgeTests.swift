@@ -38,11 +38,11 @@ private func expectAgeError(
         let bob = X25519Identity.generate()
         let (file, envelope) = try Age.encryptReturningEnvelope(
             Array("v1".utf8), to: [.x25519(alice.recipient), .x25519(bob.recipient)])
-        #expect(envelope.stanzaTypes == ["X25519", "X25519"])
+        #expect(envelope.stanzaTypes == [.x25519, .x25519])
 
         let opened = try Age.open(file, identities: [.x25519(bob)])
         #expect(opened.plaintext == Array("v1".utf8))
-        #expect(opened.envelope.stanzaTypes == ["X25519", "X25519"])
+        #expect(opened.envelope.stanzaTypes == [.x25519, .x25519])
 
         let first = Age.seal(Array("v2".utf8), envelope: opened.envelope)
         let second = Age.seal(Array("v2".utf8), envelope: opened.envelope)
@@ -62,8 +62,8 @@ private func expectAgeError(
         let passphrase = Array("hunter2 hunter2".utf8)
         let (file, envelope) = try Age.encryptReturningEnvelope(
             Array("scrypt".utf8), to: [.scrypt(passphrase: passphrase, workFactor: 10)])
-        #expect(envelope.stanzaTypes == ["scrypt"])
-        #expect(try Age.stanzaTypes(of: file) == ["scrypt"])
+        #expect(envelope.stanzaTypes == [.scrypt])
+        #expect(try Age.stanzaTypes(of: file) == [.scrypt])
         #expect(try Age.decrypt(file, identities: [.scrypt(passphrase: passphrase)]) == Array("scrypt".utf8))
         expectAgeError([.noMatch]) { _ = try Age.decrypt(file, identities: [.scrypt(passphrase: Array("nope".utf8))]) }
         expectAgeError([.noMatch]) { _ = try Age.decrypt(file, identities: [.x25519(.generate())]) }
@@ -136,7 +136,7 @@ private func expectAgeError(
         var text = String(decoding: file.prefix(try Header.parse(file).length), as: UTF8.self)
         text = text.replacingOccurrences(of: "\n---", with: "\n-> grease\n\n---")
         let altered = Array(text.utf8) + file.dropFirst(try Header.parse(file).length)
-        #expect(try Age.stanzaTypes(of: altered) == ["X25519", "grease"])
+        #expect(try Age.stanzaTypes(of: altered) == [.x25519, StanzaType("grease")])
         expectAgeError([.hmac]) { _ = try Age.decrypt(altered, identities: [.x25519(identity)]) }
     }
 }

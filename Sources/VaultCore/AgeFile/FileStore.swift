@@ -105,7 +105,7 @@ public final class FileStore: SecretStore {
     /// Accepts the vault file's current header as this user's (`vault trust`): later writes
     /// encrypt to its recipients. Returns its stanza types. Needs no key: trusting a header is a
     /// decision about who may read what is written, not about opening the file.
-    public func trustCurrentHeader() throws(VaultError) -> [String] {
+    public func trustCurrentHeader() throws(VaultError) -> [StanzaType] {
         guard let trust else { throw VaultError(.usage, "no state folder to remember trusted recipients in") }
         guard exists else { throw VaultError(.notFound, "no vault file at \(path)") }
         let lock = try FileLock(file: FileSystem.resolvingLink(path))
@@ -300,7 +300,7 @@ public final class FileStore: SecretStore {
                         .damaged, "\(path) is damaged: its header changed since vault wrote it, and no key opens it")
                 }
                 let types = file.flatMap { try? Age.stanzaTypes(of: $0) } ?? []
-                let usable = types.filter { $0 == "X25519" || $0 == "scrypt" }
+                let usable = types.filter { $0 == .x25519 || $0 == .scrypt }
                 if file != nil, usable.isEmpty {
                     // No key vault accepts could open it: a wrong-key status would only invite retries.
                     throw VaultError(
@@ -308,7 +308,7 @@ public final class FileStore: SecretStore {
                         "\(path) is not a vault file: it is encrypted only to recipient types vault cannot use (vault uses age X25519 keys and passphrases)"
                     )
                 }
-                let kind = usable == ["scrypt"] ? "a passphrase" : "\(usable.count) age public key(s)"
+                let kind = usable == [.scrypt] ? "a passphrase" : "\(usable.count) age public key(s)"
                 throw VaultError(
                     .cannotUnlock, "the key from \(keys.origin) does not unlock \(path) (it is encrypted to \(kind))")
             case .invalidKey:

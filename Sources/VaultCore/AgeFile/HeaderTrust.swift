@@ -1,3 +1,5 @@
+public import VaultAge
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -30,12 +32,12 @@ public struct HeaderTrust: Sendable {
     /// types of the newest.
     struct Record: Equatable {
         var digests: [String]
-        var types: [String]
+        var types: [StanzaType]
     }
 
     /// Throws `.damaged` if `header` is not the one remembered for the vault file `path` (symbolic
     /// links resolved); remembers it if nothing is remembered yet.
-    func verify(header: [UInt8], types: [String], path: String) throws(VaultError) {
+    func verify(header: [UInt8], types: [StanzaType], path: String) throws(VaultError) {
         let digest = HeaderRecord.digest(header)
         guard let record = try record(for: path) else {
             try remember(Record(digests: [digest], types: types), for: path)
@@ -49,7 +51,7 @@ public struct HeaderTrust: Sendable {
     }
 
     /// What changed between two headers' stanza types, for the message.
-    static func change(from old: [String], to new: [String]) -> String {
+    static func change(from old: [StanzaType], to new: [StanzaType]) -> String {
         guard old != new else { return "a new header, again for \(describe(new))" }
         let added = new.count - old.count
         let count = added > 0 ? ", \(added) added" : added < 0 ? ", \(-added) removed" : ""
@@ -58,15 +60,15 @@ public struct HeaderTrust: Sendable {
 
     /// Remembers `header` as the one this user wrote (or accepted) for the vault file `path`,
     /// keeping `previous` trusted too (a rekey in progress).
-    func remember(header: [UInt8], types: [String], previous: [UInt8]? = nil, path: String) throws(VaultError) {
+    func remember(header: [UInt8], types: [StanzaType], previous: [UInt8]? = nil, path: String) throws(VaultError) {
         let digests = [HeaderRecord.digest(header)] + (previous.map { [HeaderRecord.digest($0)] } ?? [])
         try remember(Record(digests: digests, types: types), for: path)
     }
 
     /// What a list of stanza types means to a person: "2 age public keys", "a passphrase".
-    public static func describe(_ types: [String]) -> String {
-        if types == ["scrypt"] { return "a passphrase" }
-        let keys = types.filter { $0 == "X25519" }.count
+    public static func describe(_ types: [StanzaType]) -> String {
+        if types == [.scrypt] { return "a passphrase" }
+        let keys = types.filter { $0 == .x25519 }.count
         var parts = [keys == 1 ? "1 age public key" : "\(keys) age public keys"]
         let others = types.count - keys
         if others > 0 { parts.append("\(others) stanza(s) of other types") }
@@ -88,7 +90,7 @@ public struct HeaderTrust: Sendable {
         guard lines.count >= 3 else { return nil }
         let digests = lines[1].split(separator: " ").map(String.init)
         guard !digests.isEmpty, digests.allSatisfy({ $0.utf8.count == 64 }) else { return nil }
-        return Record(digests: digests, types: lines[2].split(separator: " ").map(String.init))
+        return Record(digests: digests, types: lines[2].split(separator: " ").map { StanzaType(String($0)) })
     }
 
     private func remember(_ record: Record, for path: String) throws(VaultError) {
@@ -97,7 +99,8 @@ public struct HeaderTrust: Sendable {
         guard FileSystem.ownerOfNearestExisting(directory) == geteuid() else { return }
         try FileSystem.makeDirectories(directory)
         let lines = [
-            FileSystem.canonicalPath(path), record.digests.joined(separator: " "), record.types.joined(separator: " "),
+            FileSystem.canonicalPath(path), record.digests.joined(separator: " "),
+            record.types.map(\.name).joined(separator: " "),
         ]
         let text = lines.joined(separator: "\n") + "\n"
         try FileSystem.writeAtomically(Array(text.utf8), directory: directory, name: recordName(for: path))

@@ -90,9 +90,9 @@ public struct Diagnosis {
     /// Whether the chosen backend is usable.
     public var chosenUsable: Bool { backends.first { $0.kind == chosen }?.usable ?? false }
 
-    private static func describe(_ types: [String]) -> String {
-        if types == ["scrypt"] { return "a passphrase" }
-        let keys = types.filter { $0 == "X25519" }.count
+    private static func describe(_ types: [StanzaType]) -> String {
+        if types == [.scrypt] { return "a passphrase" }
+        let keys = types.filter { $0 == .x25519 }.count
         return keys == 1 ? "1 age public key" : "\(keys) age public keys"
     }
 
