@@ -44,6 +44,8 @@ let package = Package(
         .testTarget(name: "VaultAgeTests", dependencies: ["VaultAge", "VaultTestSupport"]),
         .testTarget(name: "VaultCoreTests", dependencies: ["VaultCore", "VaultAge", "VaultTestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["VaultAge", "VaultTestSupport"]),
+        // The command-line parser and table, in-process (`@testable import vault`).
+        .testTarget(name: "VaultCommandLineTests", dependencies: ["vault", "VaultCore"]),
     ]
 )
 

@@ -12,6 +12,8 @@ struct CommandLineTests {
         return vault
     }
 
+    /// The parser's own errors are checked in-process (VaultCommandLineTests); here, one of them
+    /// and the errors found while running a command, as the binary reports them.
     @Test("usage errors exit 2 with one line on stderr")
     func usageErrors() throws {
         let vault = try vault()
@@ -21,17 +23,12 @@ struct CommandLineTests {
             (["get"], "takes 1 operand"),
             (["get", "a", "b"], "takes 1 operand"),
             (["set", "name", "the-value"], "never taken from the command line"),
-            (["get", "--bogus", "a"], "unknown option --bogus"),
-            (["-x"], "unknown option '-x'"),
             (["get", ""], "the name is empty"),
             (["get", String(repeating: "a", count: 256)], "256 bytes long"),
             (["get", "tab\there"], "control character"),
             (["get", "new\nline"], "control character"),
             (["--backend", "cloud", "get", "a"], "use auto, file, secret-service or openbao"),
-            (["--backend"], "--backend needs a value"),
             (["ls", "extra"], "takes 0 operand"),
-            (["ls", "--json=yes"], "takes no value"),
-            (["ls", "--json", "--json"], "given twice"),
             (["set", "a", "--expires-in", "soon"], "not a duration"),
             (["set", "a", "--expires-at", "tomorrow"], "not an RFC 3339 time"),
             (["--service", "", "get", "a"], "the service is empty"),
