@@ -148,7 +148,7 @@ struct ExecTests {
     func sigpipeAfterSecretService() throws {
         var vault = try VaultRunner.scripted()
         defer { vault.cleanUp() }
-        let service = SessionKeyring.uniqueService("exec-signals")
+        let service = uniqueKeyringService("exec-signals")
         vault.environment["VAULT_SERVICE"] = service
         try SessionKeyring.require(&vault)
         defer { SessionKeyring.clear(service, vault) }

@@ -17,7 +17,7 @@ struct FallbackCommandTests {
         var vault = try VaultRunner()
         defer { vault.cleanUp() }
         vault.environment["VAULT_IDENTITY"] = X25519Identity.generate().encoded
-        let service = SessionKeyring.uniqueService("fallback")
+        let service = uniqueKeyringService("fallback")
         vault.environment["VAULT_SERVICE"] = service
         if pair != .files { try SessionKeyring.require(&vault) }
         defer { if pair != .files { SessionKeyring.clear(service, vault) } }

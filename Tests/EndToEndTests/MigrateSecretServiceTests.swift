@@ -11,7 +11,7 @@ struct MigrateSecretServiceTests {
     struct Keyring {
         var vault: VaultRunner
         let identity = X25519Identity.generate()
-        let service = SessionKeyring.uniqueService("migrate")
+        let service = uniqueKeyringService("migrate")
 
         init() throws {
             vault = try VaultRunner()

@@ -102,12 +102,7 @@ enum SessionKeyring {
         let probe = try vault.run(["--backend", "secret-service", "ls", "--service", "vault-e2e-probe"])
         guard probe.status != 0 else { return }
         let reason = "no usable Secret Service: \(probe.stderr.trimmingCharacters(in: .whitespacesAndNewlines))"
-        try requireComponent(reason, required: keyringIsRequired, sourceLocation: sourceLocation)
-    }
-
-    /// A service name no other run or test uses.
-    static func uniqueService(_ purpose: String) -> String {
-        "vault-e2e-\(purpose)-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        try requireKeyringComponent(reason, sourceLocation: sourceLocation)
     }
 
     /// Deletes every item of the service (best effort).

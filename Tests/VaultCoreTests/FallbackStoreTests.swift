@@ -13,37 +13,7 @@ struct FallbackStoreTests {
     }
 
     /// A primary and a fallback store for a pair, opened afresh on each call.
-    struct Stores {
-        let pair: Pair
-        let scratch: ScratchFiles
-        let service: String
-
-        init(_ pair: Pair) throws {
-            self.pair = pair
-            scratch = try ScratchFiles()
-            if pair != .files { try TestKeyring.require() }
-            service = pair == .files ? "vault" : TestKeyring.uniqueService("fallback")
-        }
-
-        func primary() throws -> any SecretStore {
-            pair == .keyringOverFile ? try SecretServiceStore(timeout: TestKeyring.timeout) : scratch.store("primary")
-        }
-
-        func fallback() throws -> any SecretStore {
-            pair == .fileOverKeyring ? try SecretServiceStore(timeout: TestKeyring.timeout) : scratch.store("fallback")
-        }
-
-        func store() throws -> FallbackStore { FallbackStore(primary: try primary(), fallback: try fallback()) }
-
-        func record(_ account: String, _ value: [UInt8]) throws -> SecretRecord {
-            let time = Timestamp(secondsSince1970: 1_700_000_000)
-            return SecretRecord(
-                name: try SecretName(service: service, account: account), value: value,
-                metadata: SecretMetadata(created: time, updated: time))
-        }
-
-        func cleanUp() { if pair != .files { TestKeyring.clean([service]) } }
-    }
+    typealias Stores = StorePair
 
     @Test("a read that misses moves the secret from the fallback, byte for byte", arguments: Pair.allCases)
     func readMoves(pair: Pair) throws {
@@ -141,5 +111,24 @@ struct FallbackStoreTests {
             ($0 as? VaultError)?.code == .cannotUnlock
         }
         #expect { try store.list(service: nil) } throws: { ($0 as? VaultError)?.code == .cannotUnlock }
+    }
+}
+
+extension StorePair {
+    init(_ pair: FallbackStoreTests.Pair) throws {
+        try self.init(
+            pair == .keyringOverFile ? .secretService : .file("primary"),
+            pair == .fileOverKeyring ? .secretService : .file("fallback"), purpose: "fallback")
+    }
+
+    func primary() throws -> any SecretStore { try first() }
+    func fallback() throws -> any SecretStore { try second() }
+    func store() throws -> FallbackStore { FallbackStore(primary: try primary(), fallback: try fallback()) }
+
+    func record(_ account: String, _ value: [UInt8]) throws -> SecretRecord {
+        let time = Timestamp(secondsSince1970: 1_700_000_000)
+        return SecretRecord(
+            name: try SecretName(service: service, account: account), value: value,
+            metadata: SecretMetadata(created: time, updated: time))
     }
 }

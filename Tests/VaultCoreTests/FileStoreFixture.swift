@@ -1,6 +1,7 @@
 import Foundation
 import VaultAge
 import VaultCore
+import VaultTestSupport
 
 extension StoreFixture {
     /// A file store in a fresh temporary directory, unlocked by an X25519 identity.
@@ -16,9 +17,8 @@ extension StoreFixture {
     }
 
     static func temporaryFileStore(keys: FileKeys) throws -> (any SecretStore, @Sendable () -> Void) {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "vault-store-\(UUID().uuidString)")
+        let directory = try makeTemporaryDirectory(prefix: "vault-store")
         let store = FileStore(path: directory.appendingPathComponent("nested/vault.age").path, keys: keys)
-        return (store, { try? FileManager.default.removeItem(at: directory) })
+        return (store, { removeTemporaryDirectory(directory) })
     }
 }

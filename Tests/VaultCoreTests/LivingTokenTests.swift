@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 import VaultCore
+import VaultTestSupport
 
 /// Living tokens in process: the companion's form, token responses, and refresh on read against
 /// an endpoint double that rotates refresh tokens and revokes on reuse, as real servers do.
@@ -65,8 +66,8 @@ struct LivingTokenTests {
 
     init() throws {
         name = try SecretName(service: "s", account: "gh")
-        lockDirectory =
-            FileManager.default.temporaryDirectory.appendingPathComponent("vault-locks-\(UUID().uuidString)").path
+        // A folder the library makes itself, inside a fresh temporary one.
+        lockDirectory = try makeTemporaryDirectory(prefix: "vault-locks").appendingPathComponent("locks").path
     }
 
     func vault(_ store: any SecretStore, skew: Int64 = 60) -> Vault {

@@ -1,4 +1,5 @@
 import Testing
+import VaultTestSupport
 
 @testable import VaultCore
 
@@ -74,8 +75,8 @@ struct MigrationInterruptionTests {
         var all: [String] { [scope, other] }
 
         init(_ test: Case) {
-            scope = test.usesKeyring ? TestKeyring.uniqueService("interrupted") : "migrated"
-            other = test.usesKeyring ? TestKeyring.uniqueService("untouched") : "elsewhere"
+            scope = test.usesKeyring ? uniqueKeyringService("interrupted") : "migrated"
+            other = test.usesKeyring ? uniqueKeyringService("untouched") : "elsewhere"
         }
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VaultAge
+import VaultTestSupport
 
 @testable import VaultCore
 
@@ -13,8 +14,7 @@ final class ScratchFiles: Sendable {
     let identity = X25519Identity.generate()
 
     init() throws {
-        directory = NSTemporaryDirectory() + "vault-migration-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        directory = try makeTemporaryDirectory(prefix: "vault-migration").path
     }
 
     /// A new store object for the file `name`, as a new process would open it.
@@ -22,7 +22,44 @@ final class ScratchFiles: Sendable {
         FileStore(path: "\(directory)/\(name).age", keys: .identity(identity, origin: "the test identity"))
     }
 
-    deinit { try? FileManager.default.removeItem(atPath: directory) }
+    deinit { removeTemporaryDirectory(URL(fileURLWithPath: directory)) }
+}
+
+/// Two real stores for a test, opened afresh on each call: each a vault file in a scratch folder
+/// or the session's Secret Service, under a service of its own that `cleanUp` empties. The ends of
+/// a migration, or the primary and fallback of a fallback store.
+struct StorePair {
+    enum End: Equatable {
+        /// The vault file `name` in the scratch folder.
+        case file(String)
+        case secretService
+    }
+
+    let ends: (first: End, second: End)
+    let scratch: ScratchFiles
+    let service: String
+    private var usesKeyring: Bool { ends.first == .secretService || ends.second == .secretService }
+
+    /// Two ends; a Secret Service end needs a keyring (``TestKeyring/require(sourceLocation:)``).
+    init(_ first: End, _ second: End, purpose: String) throws {
+        ends = (first, second)
+        scratch = try ScratchFiles()
+        let keyring = first == .secretService || second == .secretService
+        if keyring { try TestKeyring.require() }
+        service = keyring ? uniqueKeyringService(purpose) : "vault"
+    }
+
+    func first() throws -> any SecretStore { try open(ends.first) }
+    func second() throws -> any SecretStore { try open(ends.second) }
+
+    private func open(_ end: End) throws -> any SecretStore {
+        switch end {
+        case .file(let name): scratch.store(name)
+        case .secretService: try SecretServiceStore(timeout: TestKeyring.timeout)
+        }
+    }
+
+    func cleanUp() { if usesKeyring { TestKeyring.clean([service]) } }
 }
 
 enum Samples {

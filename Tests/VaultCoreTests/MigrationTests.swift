@@ -13,30 +13,7 @@ struct MigrationTests {
     }
 
     /// Opens both ends of a route; the Secret Service ends use a unique service.
-    struct Ends {
-        let scratch: ScratchFiles
-        let route: Route
-        let service: String
-
-        init(_ route: Route) throws {
-            self.route = route
-            scratch = try ScratchFiles()
-            if route != .fileToFile { try TestKeyring.require() }
-            service = route == .fileToFile ? "vault" : TestKeyring.uniqueService("migration")
-        }
-
-        func source() throws -> any SecretStore {
-            route == .secretServiceToFile
-                ? try SecretServiceStore(timeout: TestKeyring.timeout) : scratch.store("source")
-        }
-
-        func destination() throws -> any SecretStore {
-            route == .fileToSecretService
-                ? try SecretServiceStore(timeout: TestKeyring.timeout) : scratch.store("destination")
-        }
-
-        func cleanUp() { if route != .fileToFile { TestKeyring.clean([service]) } }
-    }
+    typealias Ends = StorePair
 
     @Test("every secret goes over byte for byte with its metadata, 1 MiB values included", arguments: Route.allCases)
     func byteExact(route: Route) throws {
@@ -164,4 +141,15 @@ final class CorruptingStore: SecretBatchStore {
     func deleteUnchanged(_ records: [SecretRecord]) throws(VaultError) -> Set<SecretName> {
         try inner.deleteUnchanged(records)
     }
+}
+
+extension StorePair {
+    init(_ route: MigrationTests.Route) throws {
+        try self.init(
+            route == .secretServiceToFile ? .secretService : .file("source"),
+            route == .fileToSecretService ? .secretService : .file("destination"), purpose: "migration")
+    }
+
+    func source() throws -> any SecretStore { try first() }
+    func destination() throws -> any SecretStore { try second() }
 }

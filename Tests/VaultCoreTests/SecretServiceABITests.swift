@@ -11,10 +11,10 @@ import VaultTestSupport
 struct SecretServiceABITests {
     @Test("the shim's copies of GLib and libsecret declarations match the real headers")
     func declarationsMatchHeaders() throws {
-        let compiler = HelperProcess.find("cc") ?? HelperProcess.find("clang")
-        let pkgConfig = HelperProcess.find("pkg-config")
-        let flags = try pkgConfig.map { try HelperProcess.run($0, ["--cflags", "--libs", "libsecret-1"]) }
-        try TestKeyring.requireTool(
+        let compiler = findExecutable("cc") ?? findExecutable("clang")
+        let pkgConfig = findExecutable("pkg-config")
+        let flags = try pkgConfig.map { try runTool($0, ["--cflags", "--libs", "libsecret-1"], timeout: 30) }
+        try requireKeyringComponent(
             compiler == nil ? "no C compiler" : flags?.status != 0 ? "no libsecret-1 headers (libsecret-1-dev)" : nil)
         guard let compiler, let flags else { return }
 
@@ -26,25 +26,25 @@ struct SecretServiceABITests {
 
         let arguments =
             ["-std=gnu11", "-Wall", "-Werror", "-I", try Self.shimDirectory(), source.path, "-o", program.path]
-            + flags.text.split(whereSeparator: \.isWhitespace).map(String.init)
-        let compiled = try HelperProcess.run(compiler, arguments)
+            + flags.stdoutText.split(whereSeparator: \.isWhitespace).map(String.init)
+        let compiled = try runTool(compiler, arguments, timeout: 30)
         #expect(compiled.status == 0, "the check does not compile:\n\(compiled.stderr)")
         guard compiled.status == 0 else { return }
-        let ran = try HelperProcess.run(program.path, [])
+        let ran = try runTool(program.path, [], timeout: 30)
         #expect(ran.status == 0, "\(ran.stderr)")
         #expect(
-            ran.text.split(separator: "\n").map(String.init)
+            ran.stdoutText.split(separator: "\n").map(String.init)
                 == [GLibErrorCode.dbusDomain, GLibErrorCode.ioDomain, GLibErrorCode.secretDomain])
     }
 
     @Test("binaries link neither libsecret nor GLib")
     func noLinkTimeDependency() throws {
-        let readelf = HelperProcess.find("readelf")
-        try TestKeyring.requireTool(readelf == nil ? "readelf is not installed (binutils)" : nil)
+        let readelf = findExecutable("readelf")
+        try requireKeyringComponent(readelf == nil ? "readelf is not installed (binutils)" : nil)
         // This test binary contains VaultCore and the shim, as the vault executable does.
-        let dynamic = try HelperProcess.run(readelf!, ["-d", CommandLine.arguments[0]])
+        let dynamic = try runTool(readelf!, ["-d", CommandLine.arguments[0]], timeout: 30)
         try #require(dynamic.status == 0, "\(dynamic.stderr)")
-        let needed = dynamic.text.split(separator: "\n").filter { $0.contains("(NEEDED)") }
+        let needed = dynamic.stdoutText.split(separator: "\n").filter { $0.contains("(NEEDED)") }
         #expect(!needed.isEmpty)
         for library in ["libsecret", "libglib", "libgio", "libgobject"] {
             #expect(

@@ -9,7 +9,7 @@ import VaultTestSupport
 struct SecretServiceAutoTests {
     @Test("a locked keyring is exit 4 under auto, with --backend secret-service's message; no file appears")
     func lockedIsNotAbsent() async throws {
-        try TestKeyring.requireTool(PrivateBus.missingTools(for: .keyring(password: "")))
+        try requireKeyringComponent(PrivateBus.missingTools(for: .keyring(password: "")))
         let bus = try PrivateBus(.keyring(password: "vault-test-auto"))
         defer { bus.stop() }
         try bus.storeAndLock(service: "vault-test-auto", account: "present")

@@ -65,7 +65,7 @@ struct SecretServiceFailureTests {
 
     @Test("a bus without a Secret Service provider, or one that goes away, is .unavailable")
     func noProvider() async throws {
-        try TestKeyring.requireTool(PrivateBus.missingTools(for: .none))
+        try requireKeyringComponent(PrivateBus.missingTools(for: .none))
         // The child starts and stops the bus itself: a child of this process that ends while an
         // exit test runs would stall Swift Testing's wait for the exit test.
         let result = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
@@ -87,7 +87,7 @@ struct SecretServiceFailureTests {
 
     @Test("a provider that never answers fails within the time-out")
     func neverAnswers() async throws {
-        try TestKeyring.requireTool(PrivateBus.missingTools(for: .silentOwner))
+        try requireKeyringComponent(PrivateBus.missingTools(for: .silentOwner))
         let bus = try PrivateBus(.silentOwner)
         defer { bus.stop() }
         let result = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
@@ -111,7 +111,7 @@ struct SecretServiceFailureTests {
 
     @Test("a locked keyring is .cannotUnlock for every operation, without a prompt")
     func lockedKeyring() async throws {
-        try TestKeyring.requireTool(PrivateBus.missingTools(for: .keyring(password: "")))
+        try requireKeyringComponent(PrivateBus.missingTools(for: .keyring(password: "")))
         let bus = try PrivateBus(.keyring(password: "vault-test-locked"))
         defer { bus.stop() }
         try bus.storeAndLock(service: "vault-test-locked", account: "present")
@@ -148,7 +148,7 @@ extension SecretServiceFailureTests {
     @Test("an update whose deadline fires after its attributes puts the old metadata back")
     func restoreAfterDeadline() throws {
         try TestKeyring.require()
-        let service = TestKeyring.uniqueService("restore")
+        let service = uniqueKeyringService("restore")
         defer { TestKeyring.clean([service]) }
         let plain = try SecretServiceStore(timeout: TestKeyring.timeout)
         let old = SecretRecord(

@@ -13,14 +13,14 @@ struct SecretServiceInteropTests {
     func secretToolBothWays() throws {
         try TestKeyring.require()
         let secretTool = try requireSecretTool()
-        let service = TestKeyring.uniqueService("secret-tool")
+        let service = uniqueKeyringService("secret-tool")
         defer { TestKeyring.clean([service]) }
         let store = try SecretServiceStore(timeout: TestKeyring.timeout)
 
         let alice = try SecretName(service: service, account: "alice")
-        let stored = try HelperProcess.run(
+        let stored = try runTool(
             secretTool, ["store", "--label=from secret-tool", "service", service, "username", "alice"],
-            stdin: Array("from secret-tool".utf8))
+            input: Array("from secret-tool".utf8), timeout: 30)
         try #require(stored.status == 0, "secret-tool store: \(stored.stderr)")
         let record = try #require(try store.read(alice))
         #expect(record.value == Array("from secret-tool".utf8))
@@ -37,7 +37,7 @@ struct SecretServiceInteropTests {
             ProcessInfo.processInfo.environment["VAULT_TEST_PROVIDER"] ?? "")
         for value in [Array("from vault".utf8), [0, 1, 0, 0xFF, 0x80, 0x0A], []] {
             try store.write(SecretRecord(name: bob, value: value, metadata: Self.metadata()))
-            let looked = try HelperProcess.run(secretTool, ["lookup", "service", service, "username", "bob"])
+            let looked = try runTool(secretTool, ["lookup", "service", service, "username", "bob"], timeout: 30)
             if keepsContentType && SecretServiceItems.contentType(for: value) != "text/plain" {
                 #expect(looked.stderr.contains("does not contain a textual password"), "\(looked.stderr)")
                 #expect(try store.read(bob)?.value == value)
@@ -51,8 +51,8 @@ struct SecretServiceInteropTests {
     @Test("python3-keyring and vault read each other's secrets")
     func pythonKeyring() throws {
         try TestKeyring.require()
-        try TestKeyring.requireTool(Python.missing)
-        let service = TestKeyring.uniqueService("python")
+        try requireKeyringComponent(Python.missing)
+        let service = uniqueKeyringService("python")
         defer { TestKeyring.clean([service]) }
         let store = try SecretServiceStore(timeout: TestKeyring.timeout)
 
@@ -69,9 +69,9 @@ struct SecretServiceInteropTests {
     @Test("writing over another tool's item updates that item in place and keeps its attributes")
     func updatesForeignItemInPlace() throws {
         try TestKeyring.require()
-        try TestKeyring.requireTool(Python.missing)
+        try requireKeyringComponent(Python.missing)
         let secretTool = try requireSecretTool()
-        let service = TestKeyring.uniqueService("in-place")
+        let service = uniqueKeyringService("in-place")
         defer { TestKeyring.clean([service]) }
         let store = try SecretServiceStore(timeout: TestKeyring.timeout)
 
@@ -81,9 +81,9 @@ struct SecretServiceInteropTests {
         metadata.expires = Timestamp(secondsSince1970: 1_900_000_000)
         try store.write(SecretRecord(name: erin, value: Array("new".utf8), metadata: metadata))
 
-        let search = try HelperProcess.run(secretTool, ["search", "--all", "service", service, "username", "erin"])
-        let items = search.text.split(separator: "\n").filter { $0.hasPrefix("[/") }
-        #expect(items.count == 1, "expected one item, found:\n\(search.text)")
+        let search = try runTool(secretTool, ["search", "--all", "service", service, "username", "erin"], timeout: 30)
+        let items = search.stdoutText.split(separator: "\n").filter { $0.hasPrefix("[/") }
+        #expect(items.count == 1, "expected one item, found:\n\(search.stdoutText)")
         // secret-tool prints the attributes on stderr.
         #expect(search.stderr.contains("attribute.application = Python keyring library"), "\(search.stderr)")
         #expect(search.stderr.contains("attribute.vault.expires = 2030-03-17T17:46:40Z"), "\(search.stderr)")
@@ -95,7 +95,7 @@ struct SecretServiceInteropTests {
     func itemLayout() throws {
         try TestKeyring.require()
         let secretTool = try requireSecretTool()
-        let service = TestKeyring.uniqueService("layout")
+        let service = uniqueKeyringService("layout")
         defer { TestKeyring.clean([service]) }
         let store = try SecretServiceStore(timeout: TestKeyring.timeout)
 
@@ -104,8 +104,8 @@ struct SecretServiceInteropTests {
             created: Timestamp(secondsSince1970: 1_700_000_000), updated: Timestamp(secondsSince1970: 1_700_000_100),
             expires: Timestamp(secondsSince1970: 1_800_000_000))
         try store.write(SecretRecord(name: name, value: Array("v".utf8), metadata: metadata))
-        let search = try HelperProcess.run(secretTool, ["search", "--all", "service", service])
-        let shown = search.text + search.stderr  // secret-tool prints the attributes on stderr
+        let search = try runTool(secretTool, ["search", "--all", "service", service], timeout: 30)
+        let shown = search.stdoutText + search.stderr  // secret-tool prints the attributes on stderr
         for line in [
             "label = vault: \(service)/frank", "schema = org.freedesktop.Secret.Generic",
             "attribute.vault.created = 2023-11-14T22:13:20Z", "attribute.vault.updated = 2023-11-14T22:15:00Z",
@@ -120,8 +120,8 @@ struct SecretServiceInteropTests {
     }
 
     private func requireSecretTool() throws -> String {
-        let path = HelperProcess.find("secret-tool")
-        try TestKeyring.requireTool(path == nil ? "secret-tool is not installed (libsecret-tools)" : nil)
+        let path = findExecutable("secret-tool")
+        try requireKeyringComponent(path == nil ? "secret-tool is not installed (libsecret-tools)" : nil)
         return path ?? ""
     }
 }
@@ -139,29 +139,29 @@ private enum Python {
 
     static let missing: String? = {
         guard FileManager.default.isExecutableFile(atPath: executable),
-            (try? HelperProcess.run(executable, ["-c", "import keyring, secretstorage"]))?.status == 0
+            (try? runTool(executable, ["-c", "import keyring, secretstorage"], timeout: 30))?.status == 0
         else { return "python3-keyring is not installed for \(executable)" }
         return nil
     }()
 
     static func set(_ service: String, _ username: String, _ password: String) throws {
-        let result = try HelperProcess.run(
+        let result = try runTool(
             executable,
             ["-c", prelude + "\nkeyring.set_password(sys.argv[1], sys.argv[2], sys.stdin.read())", service, username],
-            stdin: Array(password.utf8), environment: environment)
+            input: Array(password.utf8), environment: inheritedEnvironment(adding: environment), timeout: 30)
         try #require(result.status == 0, "python keyring set_password: \(result.stderr)")
     }
 
     static func get(_ service: String, _ username: String) throws -> String? {
-        let result = try HelperProcess.run(
+        let result = try runTool(
             executable,
             [
                 "-c",
                 prelude + "\nvalue = keyring.get_password(sys.argv[1], sys.argv[2])\n"
                     + "sys.stdout.write('none' if value is None else 'value:' + value)", service, username,
             ],
-            environment: environment)
+            environment: inheritedEnvironment(adding: environment), timeout: 30)
         try #require(result.status == 0, "python keyring get_password: \(result.stderr)")
-        return result.text.hasPrefix("value:") ? String(result.text.dropFirst("value:".count)) : nil
+        return result.stdoutText.hasPrefix("value:") ? String(result.stdoutText.dropFirst("value:".count)) : nil
     }
 }

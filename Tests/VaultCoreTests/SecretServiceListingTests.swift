@@ -11,7 +11,7 @@ struct SecretServiceListingTests {
     @Test("list(service: nil) succeeds while another process creates and deletes items")
     func listWhileDeleting() throws {
         try TestKeyring.require()
-        let churn = TestKeyring.uniqueService("churn")
+        let churn = uniqueKeyringService("churn")
         defer { TestKeyring.clean([churn]) }
         // A separate process (python3-keyring) stores and deletes items as fast as it can. Under
         // that churn kwalletd now and then drops the churner's own session ("Can't find session"),

@@ -33,14 +33,14 @@ final class PrivateBus {
         case .keyring: tools += ["gnome-keyring-daemon", "secret-tool"]
         }
         let missing = tools.filter { tool in
-            tool.hasPrefix("python3") ? !hasPythonDBus : HelperProcess.find(tool) == nil
+            tool.hasPrefix("python3") ? !hasPythonDBus : findExecutable(tool) == nil
         }
         return missing.isEmpty ? nil : "not installed: \(missing.joined(separator: ", "))"
     }
 
     private static var hasPythonDBus: Bool {
         FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")
-            && (try? HelperProcess.run("/usr/bin/python3", ["-c", "import dbus"]).status) == 0
+            && (try? runTool("/usr/bin/python3", ["-c", "import dbus"], timeout: 30).status) == 0
     }
 
     init(_ peer: Peer) throws {
@@ -67,19 +67,21 @@ final class PrivateBus {
     var environment: [String: String] { ["DBUS_SESSION_BUS_ADDRESS": address] }
 
     /// Runs a program against this bus.
-    func run(_ executable: String, _ arguments: [String], stdin: [UInt8]? = nil) throws -> HelperProcess.Result {
-        try HelperProcess.run(executable, arguments, stdin: stdin, environment: environment, timeout: 20)
+    func run(_ executable: String, _ arguments: [String], stdin: [UInt8] = []) throws -> ToolResult {
+        try runTool(
+            executable, arguments, input: stdin, environment: inheritedEnvironment(adding: environment), timeout: 20,
+            ownGroup: true)
     }
 
     /// Stores a secret with secret-tool, then locks the login keyring (a keyring peer only).
     func storeAndLock(service: String, account: String) throws {
         let stored = try run(
-            HelperProcess.find("secret-tool")!,
+            findExecutable("secret-tool")!,
             ["store", "--label=locked test", "service", service, "username", account], stdin: Array("value".utf8))
         try #require(stored.status == 0, "secret-tool store: \(stored.stderr)")
         // secret-tool 0.20's `lock` command hangs; the D-Bus call is what it would do.
         let locked = try run(
-            HelperProcess.find("gdbus")!,
+            findExecutable("gdbus")!,
             [
                 "call", "--session", "--dest", "org.freedesktop.secrets", "--object-path", "/org/freedesktop/secrets",
                 "--method", "org.freedesktop.Secret.Service.Lock", "['/org/freedesktop/secrets/collection/login']",
@@ -89,7 +91,7 @@ final class PrivateBus {
 
     /// Stops everything this bus started, newest first, by process id.
     func stop() {
-        for pid in processes.reversed() { HelperProcess.stop(pid) }
+        for pid in processes.reversed() { stopChild(pid) }
         processes = []
         try? FileManager.default.removeItem(at: directory)
     }
@@ -100,10 +102,10 @@ final class PrivateBus {
     ) throws {
         let input = directory.appendingPathComponent("\(name).in")
         try Data(stdin).write(to: input)
-        let pid = try HelperProcess.spawn(
-            executable, arguments, environment: environment, input: input.path,
+        let pid = try spawnChild(
+            executable, arguments, environment: inheritedEnvironment(adding: environment), input: .file(input.path),
             output: directory.appendingPathComponent("\(name).out").path,
-            errors: directory.appendingPathComponent("\(name).err").path)
+            errors: directory.appendingPathComponent("\(name).err").path, ownGroup: true)
         processes.append(pid)
     }
 
@@ -123,7 +125,7 @@ final class PrivateBus {
           </policy>
         </busconfig>
         """.write(to: config, atomically: true, encoding: .utf8)
-        try launch("dbus-daemon", HelperProcess.find("dbus-daemon")!, ["--config-file=\(config.path)", "--nofork"])
+        try launch("dbus-daemon", findExecutable("dbus-daemon")!, ["--config-file=\(config.path)", "--nofork"])
         try waitUntil("the private bus at \(socket)") { FileManager.default.fileExists(atPath: socket) }
     }
 
@@ -152,7 +154,7 @@ final class PrivateBus {
         environment["XDG_CONFIG_HOME"] = home.appendingPathComponent("config").path
         environment["XDG_RUNTIME_DIR"] = runtime.path
         try launch(
-            "gnome-keyring", HelperProcess.find("gnome-keyring-daemon")!,
+            "gnome-keyring", findExecutable("gnome-keyring-daemon")!,
             ["--foreground", "--unlock", "--components=secrets"],
             environment, stdin: Array(password.utf8))
         try waitUntil("gnome-keyring-daemon on the private bus") { try self.secretsNameHasOwner() }
@@ -160,12 +162,12 @@ final class PrivateBus {
 
     private func secretsNameHasOwner() throws -> Bool {
         let reply = try run(
-            HelperProcess.find("gdbus")!,
+            findExecutable("gdbus")!,
             [
                 "call", "--session", "--dest", "org.freedesktop.DBus", "--object-path", "/org/freedesktop/DBus",
                 "--method", "org.freedesktop.DBus.NameHasOwner", "org.freedesktop.secrets",
             ])
-        return reply.text.contains("true")
+        return reply.stdoutText.contains("true")
     }
 
     private func waitUntil(_ what: String, timeout: Double = 10, _ ready: () throws -> Bool) throws {

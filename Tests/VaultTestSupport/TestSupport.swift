@@ -41,30 +41,22 @@ public struct ToolResult: Sendable {
     }
 }
 
-/// Runs a program with stdin, stdout and stderr on files, so no pipe can fill up and deadlock.
-/// With a `timeout`, a program still running after that many seconds is stopped (`stopChild`)
-/// and its status is -1. With `ownGroup`, it leads a new process group.
+/// This process's environment with `extra` laid over it, for a child that needs a few more
+/// variables than the test process has (a private bus, a virtual environment).
+public func inheritedEnvironment(adding extra: [String: String]) -> [String: String] {
+    ProcessInfo.processInfo.environment.merging(extra) { $1 }
+}
+
+/// Runs a program to completion (a ``ChildProcess``): stdin from `input`, stdout and stderr on
+/// files, so no pipe can fill up and deadlock. With a `timeout`, a program still running after
+/// that many seconds is stopped (`stopChild`) and its status is -1. With `ownGroup`, it leads a
+/// new process group. `environment` nil inherits this process's.
 public func runTool(
     _ path: String, _ arguments: [String], input: [UInt8] = [], environment: [String: String]? = nil,
     timeout: Double? = nil, ownGroup: Bool = false
 ) throws -> ToolResult {
-    let directory = try makeTemporaryDirectory()
-    defer { removeTemporaryDirectory(directory) }
-    let inputURL = directory.appendingPathComponent("stdin")
-    let outputURL = directory.appendingPathComponent("stdout")
-    let errorURL = directory.appendingPathComponent("stderr")
-    try Data(input).write(to: inputURL)
-    try Data().write(to: outputURL)
-    try Data().write(to: errorURL)
-    let pid = try spawnChild(
-        path, arguments, environment: environment, input: .file(inputURL.path), output: outputURL.path,
-        errors: errorURL.path, ownGroup: ownGroup)
-    let status = waitChild(pid, timeout: timeout)
-    if status == nil { stopChild(pid) }
-    return ToolResult(
-        status: status ?? -1,
-        stdout: [UInt8](try Data(contentsOf: outputURL)),
-        stderr: String(decoding: try Data(contentsOf: errorURL), as: UTF8.self))
+    try ChildProcess(path, arguments, environment: environment, input: input, ownGroup: ownGroup)
+        .finish(timeout: timeout)
 }
 
 /// Runs a Python snippet over files made from `inputs`: each input is written to a file, the
