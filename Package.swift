@@ -42,7 +42,9 @@ let package = Package(
         .target(name: "CVaultTestSupport", path: "Tests/CVaultTestSupport"),
         .target(name: "VaultTestSupport", dependencies: ["CVaultTestSupport"], path: "Tests/VaultTestSupport"),
         .testTarget(name: "VaultAgeTests", dependencies: ["VaultAge", "VaultTestSupport"]),
-        .testTarget(name: "VaultCoreTests", dependencies: ["VaultCore", "VaultAge", "VaultTestSupport"]),
+        .testTarget(
+            name: "VaultCoreTests", dependencies: ["VaultCore", "VaultAge", "VaultTestSupport"],
+            exclude: ["Servers"]),
         .testTarget(name: "EndToEndTests", dependencies: ["VaultAge", "VaultTestSupport"]),
         // The command-line parser and table, in-process (`@testable import vault`).
         .testTarget(name: "VaultCommandLineTests", dependencies: ["vault", "VaultCore"]),
