@@ -40,8 +40,7 @@ public final class Vault {
         // A token just issued is current even if its lifetime is 0 (expires_in: 0).
         if !allowExpired, let refreshed = try refreshedIfDue(record) { return refreshed }
         if !allowExpired, let expires = record.metadata.expires, expires <= now() {
-            throw VaultError(
-                .expired, "'\(name.account)' expired at \(expires.rfc3339); set a new value, or use --allow-expired")
+            throw VaultError(.expired, "'\(name.account)' expired at \(expires.rfc3339)", remedy: .allowExpired)
         }
         return record
     }

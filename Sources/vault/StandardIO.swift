@@ -25,12 +25,9 @@ enum StandardIO {
     private static func write(_ buffer: UnsafeRawBufferPointer, to fd: Int32) throws(VaultError) {
         var offset = 0
         while offset < buffer.count {
-            let n = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw VaultError(.other, "cannot write output: \(String(cString: strerror(errno)))")
+            offset += try syscall("write output") {
+                Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
             }
-            offset += n
         }
     }
 
@@ -75,12 +72,14 @@ enum StandardIO {
                 wipe(&buffer)
                 buffer = larger
             }
-            let n = buffer.withUnsafeMutableBytes { Glibc.read(0, $0.baseAddress! + count, $0.count - count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                let code = errno
+            let n: Int
+            switch valueOrErrno({
+                buffer.withUnsafeMutableBytes { Glibc.read(0, $0.baseAddress! + count, $0.count - count) }
+            }) {
+            case .success(let value): n = value
+            case .failure(let errno):
                 wipe(&buffer)
-                throw VaultError(.other, "cannot read standard input: \(String(cString: strerror(code)))")
+                throw systemError("read standard input", errno)
             }
             if n == 0 { break }
             count += n

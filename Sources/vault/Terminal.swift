@@ -34,9 +34,7 @@ enum Terminal {
         line.reserveCapacity(4096)  // typed secrets fit, so no reallocation leaves a copy behind
         var byte: UInt8 = 0
         while true {
-            let n = read(fd, &byte, 1)
-            if n < 0, errno == EINTR { continue }
-            if n <= 0 || byte == 0x0A { break }
+            guard case .success(1) = valueOrErrno({ read(fd, &byte, 1) }), byte != 0x0A else { break }
             line.append(byte)
             if line.count > Vault.maximumValueSize {
                 StandardIO.wipe(&line)

@@ -34,7 +34,7 @@ public enum EnvFile {
                 references.append((reference, context))
                 referenceOfEntry.append(reference)
             } catch {
-                throw VaultError(error.code, "\(context): \(error.message)")
+                throw error.withMessage("\(context): \(error.message)")
             }
         }
         var values = try vault.resolve(references, allowExpired: allowExpired)

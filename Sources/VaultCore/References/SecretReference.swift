@@ -90,7 +90,7 @@ extension Vault {
                 values[reference] = try get(reference.name, allowExpired: allowExpired).value
             } catch {
                 for key in values.keys { wipe(&values[key]!) }
-                throw VaultError(error.code, "\(context): \(reference): \(error.message)")
+                throw error.withMessage("\(context): \(reference): \(error.message)")
             }
         }
         return values

@@ -66,7 +66,7 @@ public enum SecretTemplate {
             do throws(VaultError) {
                 reference = try SecretReference(parsing: text)
             } catch {
-                throw VaultError(error.code, "template line \(line): \(error.message)")
+                throw error.withMessage("template line \(line): \(error.message)")
             }
             placeholders.append(Placeholder(range: index..<(cursor + 2), reference: reference, line: line))
             index = cursor + 2

@@ -33,7 +33,7 @@ extension CommandSpec {
             do throws(VaultError) {
                 items = try format.parse(input, service: service)
             } catch {
-                throw VaultError(error.code, error.message + "; nothing was imported")
+                throw error.withMessage(error.message + "; nothing was imported")
             }
             let summary = try invocation.vault().importSecrets(items, overwrite: invocation.flag("overwrite"))
             StandardIO.error(
@@ -88,6 +88,9 @@ enum Transfer {
         guard let text = invocation.value("format") else {
             throw VaultError(.usage, "give --format dotenv or --format json")
         }
-        return try TransferFormat(parsing: text)
+        guard let format = TransferFormat(rawValue: text) else {
+            throw VaultError(.usage, "--format is '\(text)'; use dotenv or json")
+        }
+        return format
     }
 }

@@ -37,7 +37,7 @@ enum DockerCredentialHelper {
             }
             return ExitStatus.success
         } catch {
-            StandardIO.error(error.message)
+            StandardIO.error(error.wording)
             return ExitStatus.of(error.code)
         }
     }

@@ -22,7 +22,7 @@ enum GitCredentialHelper {
             try StandardIO.write(answer, to: 1)
             return ExitStatus.success
         } catch {
-            StandardIO.error(error.message)
+            StandardIO.error(error.wording)
             return ExitStatus.of(error.code)
         }
     }
