@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import VaultAge
 import VaultCore
 
 /// Living tokens in process: the companion's form, token responses, and refresh on read against

@@ -1,3 +1,5 @@
+import VaultAge
+
 /// One environment variable that `vault exec` fills from a secret.
 public struct EnvironmentBinding: Hashable, Sendable {
     /// The variable's name, e.g. `NPM_TOKEN`.
@@ -135,7 +137,7 @@ extension Vault {
                     "the value of '\(binding.name.account)' contains a NUL byte, which an environment variable cannot hold"
                 )
             }
-            result.append((binding.variable, record.value))
+            result.append((binding.variable, record.value.unprotectedArray))
         }
         return result
     }

@@ -1,3 +1,4 @@
+import VaultAge
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -263,14 +264,6 @@ enum FileSystem {
     static func exists(_ path: String) -> Bool {
         var st = stat()
         return stat(path, &st) == 0
-    }
-}
-
-/// Overwrites a buffer that held secret bytes.
-func wipe(_ bytes: inout [UInt8]) {
-    bytes.withUnsafeMutableBytes { raw in
-        guard let base = raw.baseAddress else { return }
-        explicit_bzero(base, raw.count)
     }
 }
 

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import VaultAge
 
 #if canImport(Glibc)
     import Glibc

@@ -73,8 +73,8 @@ public enum DotEnv {
         return out
     }
 
-    static func quote(_ value: [UInt8]) -> [UInt8] {
-        if value.allSatisfy(isBareByte) { return value }
+    static func quote(_ value: some Collection<UInt8>) -> [UInt8] {
+        if value.allSatisfy(isBareByte) { return Array(value) }
         if !value.contains(where: { $0 == UInt8(ascii: "'") || $0 == 0x0A || $0 == 0x0D }) {
             return [UInt8(ascii: "'")] + value + [UInt8(ascii: "'")]
         }

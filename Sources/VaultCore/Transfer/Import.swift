@@ -1,3 +1,5 @@
+import VaultAge
+
 /// One secret to import: its name, value and, if the input said, its expiry time.
 public struct ImportItem: Hashable, Sendable {
     public var name: SecretName
@@ -88,12 +90,11 @@ extension Vault {
         var writes: [ImportItem] = []
         var conflicts: [String] = []
         for item in items {
-            guard var existing = try store.read(item.name) else {
+            guard let existing = try store.read(item.name) else {
                 summary.added.append(item.name)
                 writes.append(item)
                 continue
             }
-            defer { wipe(&existing.value) }
             if existing.value == item.value, !item.setsExpiry || existing.metadata.expires == item.expires {
                 summary.unchanged.append(item.name)
             } else if overwrite {
