@@ -43,8 +43,7 @@ extension Vault {
     /// A secret's metadata and size; throws `.notFound` if there is none. Expired secrets are
     /// described too.
     public func info(_ name: SecretName) throws(VaultError) -> SecretInfo {
-        var record = try get(name, allowExpired: true)
-        defer { wipe(&record.value) }
+        let record = try get(name, allowExpired: true)
         return SecretInfo(
             entry: record.entry, size: record.value.count, state: expiryState(of: record.metadata),
             token: try companion(of: name)?.summary)

@@ -1,3 +1,5 @@
+public import VaultAge
+
 /// The operations behind the `vault` commands, written once above the storage edge.
 ///
 /// `Vault` decides metadata (creation and update times, expiry) and turns "absent" into the
@@ -18,8 +20,14 @@ public final class Vault {
         self.tokens = tokens
     }
 
-    /// Stores a value, keeping the creation time of a secret that already exists.
+    /// Stores a copy of `value`, as ``set(_:value:expires:)-(_,SecureBytes,_)`` does; the array
+    /// stays the caller's to wipe.
     public func set(_ name: SecretName, value: [UInt8], expires: Timestamp? = nil) throws(VaultError) {
+        try set(name, value: SecureBytes(value), expires: expires)
+    }
+
+    /// Stores a value, keeping the creation time of a secret that already exists.
+    public func set(_ name: SecretName, value: SecureBytes, expires: Timestamp? = nil) throws(VaultError) {
         try Self.checkSize(value.count)
         try Self.checkNotCompanion(name)
         let time = now()
@@ -40,8 +48,7 @@ public final class Vault {
         // A token just issued is current even if its lifetime is 0 (expires_in: 0).
         if !allowExpired, let refreshed = try refreshedIfDue(record) { return refreshed }
         if !allowExpired, let expires = record.metadata.expires, expires <= now() {
-            throw VaultError(
-                .expired, "'\(name.account)' expired at \(expires.rfc3339); set a new value, or use --allow-expired")
+            throw VaultError(.expired, "'\(name.account)' expired at \(expires.rfc3339)", remedy: .allowExpired)
         }
         return record
     }

@@ -1,8 +1,10 @@
 /// The one error type of the vault library.
 ///
 /// Every failure the library reports is a `VaultError`. Its ``Code`` is stable and decides the
-/// exit status of the command-line tool; its ``message`` is one line that says what went wrong
-/// and, where there is one, what to do. A message never contains a secret value.
+/// exit status of the command-line tool; its ``message`` is one line that says what went wrong,
+/// and its ``remedy``, where there is one, says as data what the caller can do: a front end words
+/// it (the command-line tool names its flags), the library never does. A message never contains a
+/// secret value.
 public struct VaultError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The kind of failure. Each code maps to one documented exit status.
     public enum Code: Sendable, Equatable, CaseIterable {
@@ -27,13 +29,19 @@ public struct VaultError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// The kind of failure.
     public let code: Code
-    /// A one-line, human-readable reason, never containing a secret.
+    /// A one-line, human-readable reason, never containing a secret nor a command-line flag.
     public let message: String
+    /// What the caller can do about it, if the library knows.
+    public let remedy: Remedy?
+    /// The error number, when a system call failed.
+    public let errno: Errno?
 
     /// Creates an error of the given kind.
-    public init(_ code: Code, _ message: String) {
+    public init(_ code: Code, _ message: String, remedy: Remedy? = nil, errno: Errno? = nil) {
         self.code = code
         self.message = message
+        self.remedy = remedy
+        self.errno = errno
     }
 
     public var description: String { message }

@@ -30,7 +30,7 @@ enum CommandLineTool {
                 prompt: Terminal.passphrasePrompt(allowed: !VaultVariables.forbidsPrompts(environment)))
             return try command.run(Invocation(commandLine: parsed, factory: factory))
         } catch {
-            StandardIO.error(error.message)
+            StandardIO.error(error.wording)
             return ExitStatus.of(error.code)
         }
     }

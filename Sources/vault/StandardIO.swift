@@ -1,3 +1,4 @@
+import VaultAge
 import VaultCore
 
 #if canImport(Glibc)
@@ -25,12 +26,9 @@ enum StandardIO {
     private static func write(_ buffer: UnsafeRawBufferPointer, to fd: Int32) throws(VaultError) {
         var offset = 0
         while offset < buffer.count {
-            let n = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw VaultError(.other, "cannot write output: \(String(cString: strerror(errno)))")
+            offset += try syscall("write output") {
+                Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
             }
-            offset += n
         }
     }
 
@@ -56,46 +54,31 @@ enum StandardIO {
 
     /// Reads all of stdin; more than `limit` bytes is a usage error saying `tooLarge`.
     ///
-    /// Reads straight into a buffer that grows by copying into a larger one and wiping the old,
-    /// so no copy of the value is left behind in freed memory; the buffer is wiped on failure.
-    /// It starts at 1 MiB + 1 bytes (a `set` value never needs more), so a large `limit` (import)
-    /// costs only what is read.
+    /// Reads straight into secret bytes that grow by copying into a larger buffer (the old one
+    /// zeroes itself), so no copy of the value is left behind in freed memory. It starts at
+    /// 1 MiB + 1 bytes (a `set` value never needs more), so a large `limit` (import) costs only
+    /// what is read.
     static func readAll(
         limit: Int,
         tooLarge: String = "the value on standard input is larger than 1048576 bytes (the limit is 1 MiB)"
-    ) throws(VaultError) -> [UInt8] {
-        var buffer = [UInt8](repeating: 0, count: min(limit, 1 << 20) + 1)
+    ) throws(VaultError) -> SecureBytes {
+        var buffer = SecureBytes(zeros: min(limit, 1 << 20) + 1)
         var count = 0
         while count <= limit {
             if count == buffer.count {
-                var larger = [UInt8](repeating: 0, count: min(buffer.count * 2, limit + 1))
-                larger.withUnsafeMutableBytes { target in
-                    buffer.withUnsafeBytes { target.baseAddress!.copyMemory(from: $0.baseAddress!, byteCount: count) }
-                }
-                wipe(&buffer)
+                var larger = SecureBytes(zeros: min(buffer.count * 2, limit + 1))
+                larger.withUnsafeMutableBytes { target in buffer.withUnsafeBytes { target.copyMemory(from: $0) } }
                 buffer = larger
             }
-            let n = buffer.withUnsafeMutableBytes { Glibc.read(0, $0.baseAddress! + count, $0.count - count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                let code = errno
-                wipe(&buffer)
-                throw VaultError(.other, "cannot read standard input: \(String(cString: strerror(code)))")
+            let n = try syscall("read standard input") {
+                buffer.withUnsafeMutableBytes { Glibc.read(0, $0.baseAddress! + count, $0.count - count) }
             }
             if n == 0 { break }
             count += n
         }
-        guard count <= limit else {
-            wipe(&buffer)
-            throw VaultError(.usage, tooLarge)
-        }
-        buffer.removeSubrange(count...)  // keeps the storage: nothing is copied
+        guard count <= limit else { throw VaultError(.usage, tooLarge) }
+        buffer.removeSubrange(count...)  // keeps the storage and zeroes the bytes past the end
         return buffer
-    }
-
-    /// Overwrites a buffer that held a secret.
-    static func wipe(_ bytes: inout [UInt8]) {
-        bytes.withUnsafeMutableBytes { if let base = $0.baseAddress { explicit_bzero(base, $0.count) } }
     }
 
     static func isTerminal(_ fd: Int32) -> Bool { isatty(fd) == 1 }

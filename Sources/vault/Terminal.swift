@@ -1,3 +1,4 @@
+import VaultAge
 import VaultCore
 
 #if canImport(Glibc)
@@ -34,12 +35,10 @@ enum Terminal {
         line.reserveCapacity(4096)  // typed secrets fit, so no reallocation leaves a copy behind
         var byte: UInt8 = 0
         while true {
-            let n = read(fd, &byte, 1)
-            if n < 0, errno == EINTR { continue }
-            if n <= 0 || byte == 0x0A { break }
+            guard case .success(1) = valueOrErrno({ read(fd, &byte, 1) }), byte != 0x0A else { break }
             line.append(byte)
             if line.count > Vault.maximumValueSize {
-                StandardIO.wipe(&line)
+                wipe(&line)
                 throw VaultError(.usage, "the typed value is larger than 1 MiB")
             }
         }
@@ -53,9 +52,9 @@ enum Terminal {
             guard var first = try ask(message, allowed: allowed) else { return nil }
             if confirm {
                 guard var second = try ask("Repeat the passphrase: ", allowed: allowed) else { return nil }
-                defer { StandardIO.wipe(&second) }
+                defer { wipe(&second) }
                 guard first == second else {
-                    StandardIO.wipe(&first)
+                    wipe(&first)
                     throw VaultError(.cannotUnlock, "the two passphrases differ; nothing was changed")
                 }
             }

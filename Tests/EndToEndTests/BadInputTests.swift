@@ -93,7 +93,7 @@ struct BadInputTests {
             Case(
                 label: "HOME unset, no VAULT_FILE", arguments: ["get", "a"],
                 unset: ["HOME", "VAULT_FILE", "XDG_DATA_HOME"],
-                status: 2, fragment: "HOME is not set"),
+                status: 2, fragment: "HOME is not set; give the vault file with --file or VAULT_FILE"),
         ]
         for timeout in ["abc", "0", "-1", "nan", "inf", "99999", ""] where !timeout.isEmpty {
             cases.append(
@@ -132,7 +132,10 @@ struct BadInputTests {
                     unset: noKey, status: 4, fragment: fragment))
         }
         let vaultFiles: [(String, String, Int32, String?)] = [
-            ("a directory", p.directory, 2, "is a directory"), ("a FIFO", p.fifo, 2, "is a FIFO"),
+            (
+                "a directory", p.directory, 2,
+                "is a directory, not a vault file; name a regular file with --file or VAULT_FILE"
+            ), ("a FIFO", p.fifo, 2, "is a FIFO"),
             ("/dev/null", "/dev/null", 2, "is a device"), ("under a file", p.underFile, 9, "Not a directory"),
             ("a symlink loop", p.loop, 9, "symbolic links"),
         ]
@@ -153,7 +156,8 @@ struct BadInputTests {
                 "VAULT_IDENTITY= VAULT_PASSPHRASE=\"$(printf 'p\\377')\" exec \"$0\" get a", 2, nil
             ),
             ("a vault path that is not UTF-8", "VAULT_FILE=\"$(printf '/tmp/\\377')\" exec \"$0\" ls", 2, "VAULT_FILE"),
-            ("stdin a directory", "exec \"$0\" set a < /", 9, "standard input"),
+            ("stdin a directory", "exec \"$0\" set a < /", 9, "cannot read standard input: Is a directory"),
+            ("stdout a full disk", "exec \"$0\" get a > /dev/full", 9, "cannot write output: No space left on device"),
             ("stdin closed", "exec \"$0\" set a <&-", 9, "standard input"),
         ]
         for (label, script, status, fragment) in shell {

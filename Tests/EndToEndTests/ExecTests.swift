@@ -204,12 +204,14 @@ struct ExecTests {
         try vault.set("nul", [0x61, 0, 0x62])
         try vault.set("///", "slashes")
         try vault.run(["exec", "--env", "X=missing"] + touch).expectFailure(1, "no secret named 'missing'")
-        try vault.run(["exec", "--env", "X=old"] + touch).expectFailure(3, "expired at 2001-01-01T00:00:00Z")
+        try vault.run(["exec", "--env", "X=old"] + touch).expectFailure(
+            3, "expired at 2001-01-01T00:00:00Z; set a new value, or use --allow-expired")
         try vault.run(["exec", "--env", "X=nul"] + touch).expectFailure(2, "'nul' contains a NUL byte")
         try vault.run(["exec", "--env", "a-b", "--env", "a.b"] + touch).expectFailure(
-            2, "'a-b' and 'a.b' both map to A_B")
+            2, "'a-b' and 'a.b' both map to A_B; bind one of them with --env VAR=NAME")
         try vault.run(["exec", "--env", "X=a-b", "--env", "X=a.b"] + touch).expectFailure(2, "both map to X")
-        try vault.run(["exec", "--all"] + touch).expectFailure(2, "'///' has no letter or digit")
+        try vault.run(["exec", "--all"] + touch).expectFailure(
+            2, "'///' has no letter or digit to make a variable name from; bind it with --env VAR=///")
         try vault.run(["exec", "--env", "1X=a-b"] + touch).expectFailure(2, "not a variable name")
         #expect(!FileManager.default.fileExists(atPath: marker))
         try vault.run(["exec", "--env", "X=old", "--allow-expired"] + touch).expectSuccess()

@@ -19,7 +19,8 @@ struct ExpiryTests {
     func expiredGet() throws {
         let vault = try populated()
         defer { vault.cleanUp() }
-        try vault.run(["get", "old"]).expectFailure(3, "expired at 2001-02-03T04:05:06Z")
+        try vault.run(["get", "old"]).expectFailure(
+            3, "expired at 2001-02-03T04:05:06Z; set a new value, or use --allow-expired")
         #expect(try vault.run(["get", "old", "--allow-expired"]).stdoutText == "past")
         #expect(try vault.run(["get", "ci/soon"]).stdoutText == "soon")
         #expect(try vault.run(["get", "later"]).stdoutText == "later")

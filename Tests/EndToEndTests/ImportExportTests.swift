@@ -71,7 +71,9 @@ struct ImportExportTests {
         try vault.set("SAME", "same", ["--expires-in", "30d"])
         let input = Array("A=new-a\nB=new-b\nSAME=same\nNEW=fresh\n".utf8)
         try vault.run(["import", "--format", "dotenv"], stdin: input).expectFailure(
-            7, "2 secrets already exist with a different value: 'A', 'B'")
+            7,
+            "2 secrets already exist with a different value: 'A', 'B'; nothing was imported (use --overwrite to replace)"
+        )
         try vault.run(["get", "NEW"]).expectFailure(1)
         #expect(try vault.run(["get", "A"]).stdoutText == "old-a")
         let replaced = try vault.run(["import", "--format", "dotenv", "--overwrite"], stdin: input)
@@ -128,10 +130,12 @@ struct ImportExportTests {
         defer { vault.cleanUp() }
         try vault.set("fine", "1")
         try vault.set("binary", [0x61, 0x00])
-        try vault.run(["export", "--format", "dotenv"]).expectFailure(2, "the value of 'binary' is binary")
+        try vault.run(["export", "--format", "dotenv"]).expectFailure(
+            2, "the value of 'binary' is binary (a NUL byte or invalid UTF-8); use --format json")
         try vault.run(["rm", "binary"]).expectSuccess()
         try vault.set("has space", "x")
-        try vault.run(["export", "--format", "dotenv"]).expectFailure(2, "'has space' cannot be a dotenv key")
+        try vault.run(["export", "--format", "dotenv"]).expectFailure(
+            2, "'has space' cannot be a dotenv key (only letters, digits and _ . - / are); use --format json")
         #expect(try vault.run(["export", "--format", "json"]).stdoutText.contains("\"name\":\"has space\""))
     }
 
@@ -176,7 +180,7 @@ struct ImportExportTests {
         defer { vault.cleanUp() }
         try vault.run(["import"], stdin: []).expectFailure(2, "give --format dotenv or --format json")
         try vault.run(["export"]).expectFailure(2, "give --format dotenv or --format json")
-        try vault.run(["export", "--format", "yaml"]).expectFailure(2, "use dotenv or json")
+        try vault.run(["export", "--format", "yaml"]).expectFailure(2, "--format is 'yaml'; use dotenv or json")
         try vault.run(["import", "--format", "dotenv", "extra"]).expectFailure(2, "takes 0 operand")
     }
 }

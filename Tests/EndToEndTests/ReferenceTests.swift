@@ -66,7 +66,8 @@ struct ReferenceTests {
         // An existing OUT is left as it was; an expired secret is exit 3.
         try Data("before".utf8).write(to: URL(fileURLWithPath: out))
         try Data("X={{ vault://\(vault.service)/old }}".utf8).write(to: URL(fileURLWithPath: vault.path("old.tmpl")))
-        try vault.run(["inject", "-i", vault.path("old.tmpl"), "-o", out]).expectFailure(3, "expired")
+        try vault.run(["inject", "-i", vault.path("old.tmpl"), "-o", out]).expectFailure(
+            3, "expired at 2020-01-01T00:00:00Z; set a new value, or use --allow-expired")
         #expect(try String(contentsOfFile: out, encoding: .utf8) == "before")
         let allowed = try vault.run(["inject", "-i", vault.path("old.tmpl"), "-o", out, "--allow-expired"])
         allowed.expectSuccess()

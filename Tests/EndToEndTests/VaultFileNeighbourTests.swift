@@ -96,7 +96,7 @@ struct VaultFileNeighbourTests {
         let dangling = links + "/dangling.age"
         try FileManager.default.createSymbolicLink(atPath: dangling, withDestinationPath: "missing/vault.age")
         try vault.runner.run(["set", "c"], stdin: [3], env: ["VAULT_FILE": dangling])
-            .expectFailure(2, "is a symbolic link to a missing file")
+            .expectFailure(2, "is a symbolic link to a missing file; create the target or name it with --file")
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: dangling) == "missing/vault.age")
         #expect(try FileManager.default.contentsOfDirectory(atPath: links).sorted() == ["dangling.age", "vault.age"])
     }

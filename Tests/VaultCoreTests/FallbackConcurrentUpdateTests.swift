@@ -1,4 +1,5 @@
 import Testing
+import VaultAge
 
 @testable import VaultCore
 
@@ -52,7 +53,7 @@ struct FallbackConcurrentUpdateTests {
         let name = try SecretName(service: "vault", account: "token")
         let old = SecretRecord(name: name, value: [1], metadata: SecretMetadata(created: time, updated: time))
         var newer = old
-        newer.value = [2]
+        newer.value = SecureBytes([2])
         try scratch.store("fallback").write(old)
         let fallback =
             batch

@@ -35,14 +35,14 @@ struct FallbackStoreTests {
         defer { stores.cleanUp() }
         let stale = try stores.record("token", Array("stale".utf8))
         var fresh = stale
-        fresh.value = Array("fresh".utf8)
+        fresh.value = SecureBytes("fresh".utf8)
         try stores.fallback().write(stale)
         try stores.primary().write(fresh)
         #expect(try stores.store().read(fresh.name) == fresh)
         #expect(try stores.fallback().read(stale.name) == stale)
 
         var newer = fresh
-        newer.value = Array("newer".utf8)
+        newer.value = SecureBytes("newer".utf8)
         try stores.store().write(newer)
         #expect(try stores.primary().read(newer.name) == newer)
         #expect(try stores.fallback().read(newer.name) == nil)

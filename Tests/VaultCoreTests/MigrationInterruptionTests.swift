@@ -1,4 +1,5 @@
 import Testing
+import VaultAge
 import VaultTestSupport
 
 @testable import VaultCore
@@ -116,7 +117,7 @@ struct MigrationInterruptionTests {
             expected[same.name] = same
             if test.overwrite {
                 var different = moving[1]
-                different.value = Array("an older value".utf8)
+                different.value = SecureBytes("an older value".utf8)
                 present.append(different)
             }
             var outsideThere = outside

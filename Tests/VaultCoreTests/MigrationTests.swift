@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VaultAge
 
 @testable import VaultCore
 
@@ -38,7 +39,7 @@ struct MigrationTests {
         let records = try Samples.records(service: ends.service, count: 6, large: 100)
         try Samples.write(records, to: try ends.source())
         var later = records[5]
-        later.value = Array("a different value".utf8)
+        later.value = SecureBytes("a different value".utf8)
         var expiring = records[4]
         expiring.metadata.expires = Timestamp(secondsSince1970: 2_000_000_000)
         try Samples.write([later, expiring], to: try ends.destination())
@@ -88,7 +89,7 @@ struct MigrationTests {
         )
         _ = try migration.plan()
         var changed = records[1]
-        changed.value = Array("set while migrating".utf8)
+        changed.value = SecureBytes("set while migrating".utf8)
         try scratch.store("source").write(changed)
 
         #expect(throws: VaultError.self) { try migration.run() }
@@ -128,7 +129,7 @@ final class CorruptingStore: SecretBatchStore {
 
     private func damaged(_ record: SecretRecord) -> SecretRecord {
         var damaged = record
-        if let last = damaged.value.indices.last { damaged.value[last] ^= 1 } else { damaged.value = [1] }
+        if let last = damaged.value.indices.last { damaged.value[last] ^= 1 } else { damaged.value = SecureBytes([1]) }
         return damaged
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VaultAge
 import VaultTestSupport
 
 @testable import VaultCore
@@ -167,7 +168,7 @@ extension SecretServiceFailureTests {
                 waitForDeadline()
             })
         var new = old
-        new.value = Array("new".utf8)
+        new.value = SecureBytes("new".utf8)
         new.metadata.updated = Timestamp(secondsSince1970: 2_000)
         new.metadata.expires = Timestamp(secondsSince1970: 3_000)
         let error = #expect(throws: VaultError.self) { try store.write(new) }

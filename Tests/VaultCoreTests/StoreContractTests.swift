@@ -1,4 +1,5 @@
 import Testing
+import VaultAge
 import VaultCore
 import VaultTestSupport
 
@@ -43,7 +44,7 @@ struct StoreContractTests {
             let first = try fixture.record("token", Array("old".utf8), created: 1_000, updated: 1_000)
             try store.write(first)
             var second = first
-            second.value = Array("new".utf8)
+            second.value = SecureBytes("new".utf8)
             second.metadata.updated = Timestamp(secondsSince1970: 2_000)
             second.metadata.expires = Timestamp(secondsSince1970: 3_000)
             try store.write(second)

@@ -1,4 +1,5 @@
 import Testing
+import VaultAge
 import VaultCore
 
 /// Import, export, environment bindings and expiry states against the in-memory store.

@@ -237,7 +237,6 @@ public final class FileStore: SecretStore {
             records = []
             envelope = nil
         }
-        defer { for index in records.indices { wipe(&records[index].value) } }
         guard try change(&records) else { return }
         records.sort { $0.name < $1.name }
         var document = VaultDocument.encode(records)

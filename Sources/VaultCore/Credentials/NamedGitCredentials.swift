@@ -1,3 +1,5 @@
+import VaultAge
+
 /// Git credentials as ordinary vault secrets, on any backend.
 ///
 /// A credential is the secret `PROTOCOL://USER@HOST[/PATH]` in the service `git` (USER with `%`,
@@ -77,9 +79,10 @@ public struct NamedGitCredentials: GitCredentialStorage {
             } catch  where error.code == .notFound || error.code == .expired {
                 continue
             }
-            found.password = record.value
+            found.password = record.value.unprotectedArray
             found.passwordExpiry = record.metadata.expires?.secondsSince1970
             found.oauthRefreshToken = try vault.store.read(try name(found, in: refreshTokenService))?.value
+                .unprotectedArray
             return found
         }
         return nil
@@ -112,7 +115,9 @@ public struct NamedGitCredentials: GitCredentialStorage {
 
     public func erase(_ query: GitCredential) throws(VaultError) {
         for entry in try matching(query) {
-            if let password = query.password, try vault.store.read(entry.name)?.value != password { continue }
+            if let password = query.password, try vault.store.read(entry.name).map({ $0.value == password }) != true {
+                continue
+            }
             try vault.store.delete(entry.name)
             try vault.store.delete(try SecretName(service: refreshTokenService, account: entry.name.account))
         }

@@ -1,3 +1,4 @@
+import VaultAge
 #if canImport(Glibc)
     import Glibc
 #endif

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import VaultAge
 
 #if canImport(Glibc)
     import Glibc
@@ -91,8 +92,7 @@ enum VaultDocument {
         var entries: [SecretEntry] = []
         var seen = Set<SecretName>()
         try forEachLine(document) { (lineNumber, line) throws(VaultError) -> Bool in
-            var record = try parse(line, lineNumber: lineNumber).record(lineNumber: lineNumber)
-            wipe(&record.value)
+            let record = try parse(line, lineNumber: lineNumber).record(lineNumber: lineNumber)
             guard seen.insert(record.name).inserted else {
                 throw damaged(lineNumber, "the name \(JSONLine.shown(record.name.description)) appears twice")
             }
@@ -245,7 +245,7 @@ enum VaultDocument {
                 throw damaged(lineNumber, "the value is missing or not valid base64")
             }
             defer { bytes.resetBytes(in: 0..<bytes.count) }
-            return SecretRecord(name: entry.name, value: [UInt8](bytes), metadata: entry.metadata)
+            return SecretRecord(name: entry.name, value: SecureBytes(bytes), metadata: entry.metadata)
         }
 
         /// Decodes a value from the line's own bytes when it has no escapes (always, when vault

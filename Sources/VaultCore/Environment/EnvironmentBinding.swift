@@ -1,3 +1,5 @@
+import VaultAge
+
 /// One environment variable that `vault exec` fills from a secret.
 public struct EnvironmentBinding: Hashable, Sendable {
     /// The variable's name, e.g. `NPM_TOKEN`.
@@ -64,8 +66,8 @@ public struct EnvironmentBinding: Hashable, Sendable {
         guard meaningful else {
             throw VaultError(
                 .usage,
-                "the name '\(account)' has no letter or digit to make a variable name from; bind it with --env VAR=\(account)"
-            )
+                "the name '\(account)' has no letter or digit to make a variable name from",
+                remedy: .bindVariable(account: account))
         }
         if let first = bytes.first, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first) {
             bytes.insert(UInt8(ascii: "_"), at: 0)
@@ -118,8 +120,8 @@ extension Vault {
                 guard other == binding.name else {
                     throw VaultError(
                         .usage,
-                        "the secrets '\(other.account)' and '\(binding.name.account)' both map to \(binding.variable); "
-                            + "bind one of them with --env VAR=NAME")
+                        "the secrets '\(other.account)' and '\(binding.name.account)' both map to \(binding.variable)",
+                        remedy: .bindOneExplicitly)
                 }
                 continue
             }
@@ -135,7 +137,7 @@ extension Vault {
                     "the value of '\(binding.name.account)' contains a NUL byte, which an environment variable cannot hold"
                 )
             }
-            result.append((binding.variable, record.value))
+            result.append((binding.variable, record.value.unprotectedArray))
         }
         return result
     }

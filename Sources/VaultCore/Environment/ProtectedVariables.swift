@@ -59,8 +59,7 @@ extension EnvironmentBinding {
                 ? "which the command would inherit" : "which decides what code the command loads or runs"
             throw VaultError(
                 .usage,
-                "the secret '\(binding.name.account)' would set \(binding.variable), \(why); "
-                    + "bind it explicitly with --env VAR=NAME")
+                "the secret '\(binding.name.account)' would set \(binding.variable), \(why)", remedy: .bindExplicitly)
         }
     }
 }

@@ -48,7 +48,7 @@ public struct StoreFactory {
         if let path = options.file ?? value("VAULT_FILE") { return path }
         if let data = value("XDG_DATA_HOME"), data.hasPrefix("/") { return data + "/vault/vault.age" }
         guard let home = value("HOME") else {
-            throw VaultError(.usage, "HOME is not set; give the vault file with --file or VAULT_FILE")
+            throw VaultError(.usage, "HOME is not set", remedy: .nameVaultFile)
         }
         return home + "/.local/share/vault/vault.age"
     }

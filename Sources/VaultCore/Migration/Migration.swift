@@ -128,8 +128,8 @@ public final class Migration {
         if !conflicts.isEmpty {
             throw VaultError(
                 .conflict,
-                "\(conflicts.count) of the secrets differ in \(destination.label); nothing was changed "
-                    + "(use --overwrite to replace them)")
+                "\(conflicts.count) of the secrets differ in \(destination.label); nothing was changed",
+                remedy: .overwriteMigrated)
         }
         var start = plan.startIndex
         while start < plan.endIndex {

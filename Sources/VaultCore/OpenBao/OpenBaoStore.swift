@@ -62,7 +62,7 @@ public final class OpenBaoStore: SecretStore {
         beforeWrite?()
         var data: [(key: String, value: JSONValue)] = []
         if !record.value.contains(0), String(validating: record.value, as: UTF8.self) != nil {
-            data.append(("value", .string(record.value)))
+            data.append(("value", .string(Array(record.value))))
         } else {
             data.append(("value_base64", .string(Array(Data(record.value).base64EncodedString().utf8))))
         }

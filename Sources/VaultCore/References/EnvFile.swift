@@ -1,3 +1,5 @@
+import VaultAge
+
 /// Dotenv files for `vault exec --env-file`: `VAR=value` lines (the dotenv rules of ``DotEnv``)
 /// whose values are either literal or a reference `vault://SERVICE/NAME`.
 public enum EnvFile {
@@ -34,17 +36,16 @@ public enum EnvFile {
                 references.append((reference, context))
                 referenceOfEntry.append(reference)
             } catch {
-                throw VaultError(error.code, "\(context): \(error.message)")
+                throw error.withMessage("\(context): \(error.message)")
             }
         }
-        var values = try vault.resolve(references, allowExpired: allowExpired)
-        defer { for key in values.keys { wipe(&values[key]!) } }
+        let values = try vault.resolve(references, allowExpired: allowExpired)
         for (reference, context) in references where values[reference]!.contains(0) {
             throw VaultError(
                 .usage, "\(context): \(reference) holds a NUL byte, which an environment variable cannot hold")
         }
         return zip(entries, referenceOfEntry).map { entry, reference in
-            (entry.key, reference.map { values[$0]! } ?? entry.value)
+            (entry.key, reference.map { Array(values[$0]!) } ?? entry.value)
         }
     }
 }

@@ -1,3 +1,5 @@
+import VaultAge
+
 /// A reference to a secret, `vault://SERVICE/NAME`, as written in dotenv files and templates.
 ///
 /// SERVICE is the first path segment: a `/` in it is written `%2F` and a `%` is written `%25`
@@ -83,14 +85,13 @@ extension Vault {
     /// the caller has used any value; `context` names where the failing reference was written.
     func resolve(
         _ references: [(reference: SecretReference, context: String)], allowExpired: Bool
-    ) throws(VaultError) -> [SecretReference: [UInt8]] {
-        var values: [SecretReference: [UInt8]] = [:]
+    ) throws(VaultError) -> [SecretReference: SecureBytes] {
+        var values: [SecretReference: SecureBytes] = [:]
         for (reference, context) in references where values[reference] == nil {
             do throws(VaultError) {
                 values[reference] = try get(reference.name, allowExpired: allowExpired).value
             } catch {
-                for key in values.keys { wipe(&values[key]!) }
-                throw VaultError(error.code, "\(context): \(reference): \(error.message)")
+                throw error.withMessage("\(context): \(reference): \(error.message)")
             }
         }
         return values

@@ -1,3 +1,5 @@
+import VaultAge
+
 /// Templates for `vault inject`: text in which each `{{ vault://SERVICE/NAME }}` stands for a
 /// secret's value.
 ///
@@ -19,9 +21,8 @@ public enum SecretTemplate {
         -> [UInt8]
     {
         let placeholders = try scan(template)
-        var values = try vault.resolve(
+        let values = try vault.resolve(
             placeholders.map { ($0.reference, "template line \($0.line)") }, allowExpired: allowExpired)
-        defer { for key in values.keys { wipe(&values[key]!) } }
         var output: [UInt8] = []
         var copied = 0
         for placeholder in placeholders {
@@ -66,7 +67,7 @@ public enum SecretTemplate {
             do throws(VaultError) {
                 reference = try SecretReference(parsing: text)
             } catch {
-                throw VaultError(error.code, "template line \(line): \(error.message)")
+                throw error.withMessage("template line \(line): \(error.message)")
             }
             placeholders.append(Placeholder(range: index..<(cursor + 2), reference: reference, line: line))
             index = cursor + 2

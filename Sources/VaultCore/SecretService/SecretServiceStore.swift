@@ -152,7 +152,7 @@ public final class SecretServiceStore: SecretStore {
                 try call.setAttributes(of: item, SecretServiceItems.merging(record, into: old))
                 afterAttributes?(call.waitForDeadline)
                 do throws(VaultError) {
-                    try call.setSecret(of: item, record.value)
+                    try record.withValueArray { (value) throws(VaultError) in try call.setSecret(of: item, value) }
                 } catch {
                     // Best effort to put the old metadata back; the caller needs the first error.
                     // Under a deadline of its own: when this one ran out, its cancellable would
@@ -169,9 +169,12 @@ public final class SecretServiceStore: SecretStore {
                 throw VaultError(.unavailable, "the Secret Service has no default keyring to store '\(name)' in")
             }
             if collection.isLocked { throw call.lockedItems(service, name) }
-            try call.createItem(
-                in: collection, SecretServiceItems.attributes(for: record), label: SecretServiceItems.label(for: name),
-                value: record.value)
+            try record.withValueArray { (value) throws(VaultError) in
+                try call.createItem(
+                    in: collection, SecretServiceItems.attributes(for: record),
+                    label: SecretServiceItems.label(for: name),
+                    value: value)
+            }
         }
     }
 

@@ -1,3 +1,5 @@
+public import VaultAge
+
 /// What a store knows about a secret besides its value.
 public struct SecretMetadata: Hashable, Sendable {
     /// When the secret was first written.
@@ -28,14 +30,20 @@ public struct SecretEntry: Hashable, Sendable {
 /// A secret: its name, its value bytes, and its metadata.
 public struct SecretRecord: Hashable, Sendable {
     public var name: SecretName
-    /// The value, byte for byte as given: it may hold NUL bytes and need not be UTF-8.
-    public var value: [UInt8]
+    /// The value, byte for byte as given: it may hold NUL bytes and need not be UTF-8. Its
+    /// storage is zeroed when the last copy is released.
+    public var value: SecureBytes
     public var metadata: SecretMetadata
 
-    public init(name: SecretName, value: [UInt8], metadata: SecretMetadata) {
+    public init(name: SecretName, value: SecureBytes, metadata: SecretMetadata) {
         self.name = name
         self.value = value
         self.metadata = metadata
+    }
+
+    /// A record holding a copy of `value`; the array stays its owner's to wipe.
+    public init(name: SecretName, value: [UInt8], metadata: SecretMetadata) {
+        self.init(name: name, value: SecureBytes(value), metadata: metadata)
     }
 
     /// The record without its value.
@@ -49,5 +57,13 @@ extension SecretRecord {
     /// wrote to the Secret Service) reports its own, and they must not make a copy look different.
     public func isSameSecret(as other: SecretRecord) -> Bool {
         value == other.value && metadata.expires == other.metadata.expires
+    }
+}
+
+extension SecretRecord {
+    /// Calls `body` with the value in a temporary array, wiped when `body` returns: for a store
+    /// whose API takes `[UInt8]`.
+    func withValueArray<T, E: Error>(_ body: ([UInt8]) throws(E) -> T) throws(E) -> T {
+        try value.withTemporaryArray(body)
     }
 }

@@ -63,12 +63,9 @@ final class FileLock {
     /// locks, which need a descriptor open for writing), only the lock file is locked, as vault
     /// 1.0 did: writers still exclude each other unless the lock file is deleted under them.
     private static func lockDirectory(_ directory: Int32, _ path: String) throws(VaultError) {
-        while flock(directory, LOCK_EX) != 0 {
-            let code = errno
-            if code == EINTR { continue }
-            if code == EBADF || code == ENOLCK || code == EOPNOTSUPP { return }
-            throw systemError("lock the directory \(path)", errno: code)
-        }
+        guard case .failure(let errno) = valueOrErrno({ flock(directory, LOCK_EX) }) else { return }
+        if [EBADF, ENOLCK, EOPNOTSUPP].contains(errno.rawValue) { return }
+        throw systemError("lock the directory \(path)", errno)
     }
 
     /// Replaces the lock file's contents (vault keeps its header record there) and flushes them.

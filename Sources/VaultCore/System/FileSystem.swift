@@ -1,3 +1,4 @@
+import VaultAge
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -6,11 +7,8 @@
 enum FileSystem {
     /// Reads a whole file, or returns `nil` if it does not exist.
     static func read(_ path: String, limit: Int = 1 << 30) throws(VaultError) -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        if fd < 0 {
-            if errno == ENOENT { return nil }
-            throw systemError("open \(path)", errno: errno)
-        }
+        guard let fd = try syscall("open \(path)", unless: .noSuchFileOrDirectory, { open(path, O_RDONLY | O_CLOEXEC) })
+        else { return nil }
         defer { close(fd) }
         return try readAll(fd, path: path, limit: limit)
     }
@@ -20,11 +18,10 @@ enum FileSystem {
     /// Opens without blocking and refuses anything but a regular file, so that a FIFO, a device or
     /// a directory given as the vault file fails at once instead of hanging or being replaced.
     static func readRegularFile(_ path: String, limit: Int) throws(VaultError) -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        if fd < 0 {
-            if errno == ENOENT { return nil }
-            throw systemError("open \(path)", errno: errno)
-        }
+        guard
+            let fd = try syscall(
+                "open \(path)", unless: .noSuchFileOrDirectory, { open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK) })
+        else { return nil }
         defer { close(fd) }
         var st = stat()
         try syscall("stat \(path)") { fstat(fd, &st) }
@@ -35,10 +32,7 @@ enum FileSystem {
     /// Throws unless `path` is missing or a regular file; checked before anything is locked or created.
     static func checkRegularOrMissing(_ path: String) throws(VaultError) {
         var st = stat()
-        guard stat(path, &st) == 0 else {
-            if errno == ENOENT { return }
-            throw systemError("open \(path)", errno: errno)
-        }
+        guard try syscall("open \(path)", unless: .noSuchFileOrDirectory, { stat(path, &st) }) != nil else { return }
         try checkRegular(st, path)
     }
 
@@ -52,7 +46,7 @@ enum FileSystem {
         case S_IFCHR, S_IFBLK: kind = "a device"
         default: kind = "a special file"
         }
-        throw VaultError(.usage, "\(path) is \(kind), not a vault file; name a regular file with --file or VAULT_FILE")
+        throw VaultError(.usage, "\(path) is \(kind), not a vault file", remedy: .nameRegularFile)
     }
 
     /// Reads from a descriptor until end of file; more than `limit` bytes is an error.
@@ -85,11 +79,7 @@ enum FileSystem {
 
     /// Reads a file holding key material; refuses it if group or others may read it, as ssh does.
     static func readPrivate(_ path: String, what: String) throws(VaultError) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            let code = errno
-            throw VaultError(.cannotUnlock, "cannot read the \(what) \(path): \(String(cString: strerror(code)))")
-        }
+        let fd = try syscall("read the \(what) \(path)", code: .cannotUnlock) { open(path, O_RDONLY | O_CLOEXEC) }
         defer { close(fd) }
         var st = stat()
         try syscall("stat \(path)") { fstat(fd, &st) }
@@ -106,7 +96,7 @@ enum FileSystem {
             return try readAll(fd, path: path, limit: 1 << 20)
         } catch {
             // Key material that cannot be read means the store cannot be unlocked, like a missing file.
-            throw VaultError(.cannotUnlock, "the \(what): \(error.message)")
+            throw VaultError(.cannotUnlock, "the \(what): \(error.message)", errno: error.errno)
         }
     }
 
@@ -116,9 +106,8 @@ enum FileSystem {
         if stat(path, &st) == 0 { return }
         let parent = directory(of: path)
         if parent != path, !parent.isEmpty { try makeDirectories(parent) }
-        if mkdir(path, 0o700) != 0 {
-            if errno == EEXIST { return }
-            throw systemError("create the directory \(path)", errno: errno)
+        guard try syscall("create the directory \(path)", unless: .fileExists, { mkdir(path, 0o700) }) != nil else {
+            return
         }
         _ = chmod(path, 0o700)
     }
@@ -172,25 +161,22 @@ enum FileSystem {
                 }
                 try syscall("flush \(temporary) to disk") { fsync(fd) }
             }
-            if renameat(dir, temporary, dir, name) != 0 {
-                let code = errno
+            if case .failure(let errno) = valueOrErrno({ renameat(dir, temporary, dir, name) }) {
                 // Someone deleted the temporary file: the old file is still in place, write it again.
-                if code == ENOENT, attempt < Self.writeAttempts { continue }
-                throw systemError("replace \(name)", errno: code)
+                if errno == .noSuchFileOrDirectory, attempt < Self.writeAttempts { continue }
+                throw systemError("replace \(name)", errno)
             }
             renamed = true
             break
         }
-        while fsync(dir) != 0 {
-            let code = errno
-            if code == EINTR { continue }
+        if case .failure(let errno) = valueOrErrno({ fsync(dir) }) {
             // The rename is done and every later command sees the new file: saying the write
             // failed would invite a retry of a change that happened (an `rm` would then say "no
             // secret"), but it may not survive a crash, so it is still a failure.
             throw VaultError(
                 .other,
-                "\(name) was changed, but flushing its directory to disk failed (\(String(cString: strerror(code)))); "
-                    + "the change may not survive a crash")
+                "\(name) was changed, but flushing its directory to disk failed (\(errno)); "
+                    + "the change may not survive a crash", errno: errno)
         }
     }
 
@@ -244,10 +230,9 @@ enum FileSystem {
         var st = stat()
         guard lstat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFLNK else { return path }
         guard let resolved = realPath(path) else {
-            let code = errno
-            guard code == ENOENT else { throw systemError("resolve the symbolic link \(path)", errno: code) }
-            throw VaultError(
-                .usage, "\(path) is a symbolic link to a missing file; create the target or name it with --file")
+            let errno = Errno.current
+            guard errno == .noSuchFileOrDirectory else { throw systemError("resolve the symbolic link \(path)", errno) }
+            throw VaultError(.usage, "\(path) is a symbolic link to a missing file", remedy: .createLinkTarget)
         }
         return resolved
     }
@@ -279,14 +264,6 @@ enum FileSystem {
     static func exists(_ path: String) -> Bool {
         var st = stat()
         return stat(path, &st) == 0
-    }
-}
-
-/// Overwrites a buffer that held secret bytes.
-func wipe(_ bytes: inout [UInt8]) {
-    bytes.withUnsafeMutableBytes { raw in
-        guard let base = raw.baseAddress else { return }
-        explicit_bzero(base, raw.count)
     }
 }
 

@@ -18,18 +18,13 @@ final class OpenFile {
     /// As ``FileSystem/readRegularFile(_:limit:)``: opens without blocking and refuses anything
     /// but a regular file, so that a FIFO or a device given as the vault file fails at once.
     init?(reading path: String) throws(VaultError) {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        if fd < 0 {
-            if errno == ENOENT { return nil }
-            throw systemError("open \(path)", errno: errno)
-        }
+        guard
+            let fd = try syscall(
+                "open \(path)", unless: .noSuchFileOrDirectory, { open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK) })
+        else { return nil }
         var st = stat()
-        if fstat(fd, &st) != 0 {
-            let code = errno
-            close(fd)
-            throw systemError("stat \(path)", errno: code)
-        }
         do {
+            try syscall("stat \(path)") { fstat(fd, &st) }
             try FileSystem.checkRegular(st, path)
         } catch {
             close(fd)

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import VaultAge
 
 #if canImport(Glibc)
     import Glibc
@@ -88,7 +89,10 @@ struct OAuthClient: TokenEndpoint {
     static func pause(_ seconds: Double) {
         var request = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - Double(Int(seconds))) * 1e9))
         var remaining = timespec()
-        while nanosleep(&request, &remaining) != 0, errno == EINTR { request = remaining }
+        // Not retried as is: after a signal the sleep resumes with the time remaining.
+        while case .failure(.interrupted) = valueOrErrno(retryOnInterrupt: false, { nanosleep(&request, &remaining) }) {
+            request = remaining
+        }
     }
 
     /// Text from a server, for a message: control characters become '?'.

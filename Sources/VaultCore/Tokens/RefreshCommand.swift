@@ -1,3 +1,5 @@
+import VaultAge
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -36,15 +38,18 @@ enum RefreshCommand {
         close(writeEnd)
         guard spawned == 0 else {
             close(readEnd)
-            throw systemError("start the refresh command of '\(name.account)'", errno: spawned)
+            throw systemError("start the refresh command of '\(name.account)'", Errno(rawValue: spawned))
         }
         var output: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
         var overflow = false
         while true {
-            let n = chunk.withUnsafeMutableBytes { read(readEnd, $0.baseAddress, $0.count) }
-            if n < 0, errno == EINTR { continue }
-            if n <= 0 { break }
+            guard
+                case .success(let n) = valueOrErrno({
+                    chunk.withUnsafeMutableBytes { read(readEnd, $0.baseAddress, $0.count) }
+                }),
+                n > 0
+            else { break }
             if output.count + n > outputLimit {
                 overflow = true
             } else {
@@ -54,7 +59,7 @@ enum RefreshCommand {
         wipe(&chunk)
         close(readEnd)
         var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+        _ = valueOrErrno { waitpid(pid, &status, 0) }
         let exited = status & 0x7F == 0
         let code = (status >> 8) & 0xFF
         guard exited, code == 0 else {

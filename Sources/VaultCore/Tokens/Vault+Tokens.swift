@@ -1,3 +1,5 @@
+import VaultAge
+
 /// Living tokens: stored, described and refreshed above the storage edge (docs/tokens.md).
 extension Vault {
     /// Stores a living token and its companion, the companion first unless one batch holds both.
@@ -17,10 +19,11 @@ extension Vault {
     /// The companion of `name`, if it is a living token.
     public func companion(of name: SecretName) throws(VaultError) -> TokenCompanion? {
         guard let companionName = try? TokenCompanion.name(for: name),
-            var record = try store.read(companionName)
+            let record = try store.read(companionName)
         else { return nil }
-        defer { wipe(&record.value) }
-        return try TokenCompanion(decoding: record.value, name: name)
+        return try record.value.withTemporaryArray { (bytes) throws(VaultError) in
+            try TokenCompanion(decoding: bytes, name: name)
+        }
     }
 
     /// One service's secrets (every service's when nil) without companions, as ``list(service:)``,
@@ -115,7 +118,7 @@ extension Vault {
                 .notFound,
                 "the client secret '\(secretName)' is not in the vault; store it with 'vault set \(secretName)'")
         }
-        return record.value
+        return record.value.unprotectedArray  // the caller wipes it
     }
 
     /// Writes a token and its companion: in one step on a batch store; else the companion first,

@@ -58,11 +58,12 @@ public enum DotEnv {
             guard isValidKey(account.utf8) else {
                 throw VaultError(
                     .usage,
-                    "'\(account)' cannot be a dotenv key (only letters, digits and _ . - / are); use --format json")
+                    "'\(account)' cannot be a dotenv key (only letters, digits and _ . - / are)", remedy: .useJSONFormat
+                )
             }
             guard !record.value.contains(0), String(validating: record.value, as: UTF8.self) != nil else {
                 throw VaultError(
-                    .usage, "the value of '\(account)' is binary (a NUL byte or invalid UTF-8); use --format json")
+                    .usage, "the value of '\(account)' is binary (a NUL byte or invalid UTF-8)", remedy: .useJSONFormat)
             }
             out += account.utf8
             out.append(UInt8(ascii: "="))
@@ -72,8 +73,8 @@ public enum DotEnv {
         return out
     }
 
-    static func quote(_ value: [UInt8]) -> [UInt8] {
-        if value.allSatisfy(isBareByte) { return value }
+    static func quote(_ value: some Collection<UInt8>) -> [UInt8] {
+        if value.allSatisfy(isBareByte) { return Array(value) }
         if !value.contains(where: { $0 == UInt8(ascii: "'") || $0 == 0x0A || $0 == 0x0D }) {
             return [UInt8(ascii: "'")] + value + [UInt8(ascii: "'")]
         }

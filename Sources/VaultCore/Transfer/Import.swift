@@ -1,3 +1,5 @@
+import VaultAge
+
 /// One secret to import: its name, value and, if the input said, its expiry time.
 public struct ImportItem: Hashable, Sendable {
     public var name: SecretName
@@ -29,14 +31,6 @@ public enum TransferFormat: String, Sendable, CaseIterable {
     case dotenv
     case json
 
-    /// Parses `dotenv` or `json`.
-    public init(parsing text: String) throws(VaultError) {
-        guard let format = TransferFormat(rawValue: text) else {
-            throw VaultError(.usage, "--format is '\(text)'; use dotenv or json")
-        }
-        self = format
-    }
-
     /// Reads every item of an input into `service`. Any malformed part fails the whole input,
     /// naming its line (dotenv, JSON syntax) or entry (JSON content); a name given twice too.
     public func parse(_ input: [UInt8], service: String) throws(VaultError) -> [ImportItem] {
@@ -60,7 +54,7 @@ public enum TransferFormat: String, Sendable, CaseIterable {
             do {
                 try Vault.checkSize(item.value.count)
             } catch {
-                throw VaultError(error.code, "'\(item.name.account)': \(error.message)")
+                throw error.withMessage("'\(item.name.account)': \(error.message)")
             }
         }
         return items
@@ -96,12 +90,11 @@ extension Vault {
         var writes: [ImportItem] = []
         var conflicts: [String] = []
         for item in items {
-            guard var existing = try store.read(item.name) else {
+            guard let existing = try store.read(item.name) else {
                 summary.added.append(item.name)
                 writes.append(item)
                 continue
             }
-            defer { wipe(&existing.value) }
             if existing.value == item.value, !item.setsExpiry || existing.metadata.expires == item.expires {
                 summary.unchanged.append(item.name)
             } else if overwrite {
@@ -115,7 +108,7 @@ extension Vault {
             let list = conflicts.map { "'\($0)'" }.joined(separator: ", ")
             let what = conflicts.count == 1 ? "1 secret already exists" : "\(conflicts.count) secrets already exist"
             throw VaultError(
-                .conflict, "\(what) with a different value: \(list); nothing was imported (use --overwrite to replace)")
+                .conflict, "\(what) with a different value: \(list); nothing was imported", remedy: .overwriteImported)
         }
         for item in writes {
             try set(item.name, value: item.value, expires: item.expires)

@@ -95,15 +95,15 @@ enum ProcessImage {
         argv.append(nil)
         Hygiene.restoreForChild()
         CVaultProcess_execvpe(arguments[0], argv, envp)
-        let failure = errno
+        let failure = Errno(rawValue: errno)
         for buffer in added {
             explicit_bzero(buffer.baseAddress!, buffer.count)
             buffer.deallocate()
         }
         for pointer in argv { free(pointer) }
-        let notFound = failure == ENOENT
+        let notFound = failure == .noSuchFileOrDirectory
         let searched = !arguments[0].contains("/")
-        let reason = notFound && searched ? "command not found" : String(cString: strerror(failure))
+        let reason = notFound && searched ? "command not found" : failure.description
         StandardIO.error("exec: \(arguments[0]): \(reason)")
         return notFound ? 127 : 126
     }

@@ -1,3 +1,4 @@
+import VaultAge
 import VaultCore
 
 extension CommandSpec {
@@ -32,12 +33,14 @@ extension CommandSpec {
                 if StandardIO.isTerminal(0) {
                     throw VaultError(.usage, "give the template with -i TEMPLATE, or redirect it to standard input")
                 }
+                // A template holds references, not secrets: a plain array.
                 template = try StandardIO.readAll(
-                    limit: ReferenceFiles.inputLimit, tooLarge: "the template is larger than 64 MiB")
+                    limit: ReferenceFiles.inputLimit, tooLarge: "the template is larger than 64 MiB"
+                ).unprotectedArray
             }
             var output = try SecretTemplate.render(
                 template, vault: try invocation.vault(), allowExpired: invocation.flag(.allowExpired))
-            defer { StandardIO.wipe(&output) }
+            defer { wipe(&output) }
             if let path = invocation.value(.output) {
                 try ReferenceFiles.writePrivate(path, output)
             } else {

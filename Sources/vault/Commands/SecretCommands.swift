@@ -1,3 +1,4 @@
+import VaultAge
 import VaultCore
 
 extension CommandSpec {
@@ -35,19 +36,19 @@ extension CommandSpec {
                 return try TokenCommands.setWithCommand(invocation, name: name, command: command)
             }
             let expires = try Expiry.parse(at: invocation.value(.expiresAt), in: invocation.value(.expiresIn))
-            var value: [UInt8]
+            let value: SecureBytes
             if StandardIO.isTerminal(0) {
                 guard
-                    let typed = try Terminal.ask(
+                    var typed = try Terminal.ask(
                         "Value for \(name.account): ", allowed: invocation.factory.allowsPrompts)
                 else {
                     throw VaultError(.usage, "no terminal to ask for the value on; pipe the value in on standard input")
                 }
-                value = typed
+                value = SecureBytes(typed)
+                wipe(&typed)
             } else {
                 value = try StandardIO.readAll(limit: Vault.maximumValueSize)
             }
-            defer { StandardIO.wipe(&value) }
             try invocation.vault().set(name, value: value, expires: expires)
             return ExitStatus.success
         })
@@ -63,8 +64,7 @@ extension CommandSpec {
         options: [OptionSpec(.allowExpired, "print the value even if the secret has expired")],
         run: { (invocation) throws(VaultError) in
             let name = try invocation.name()
-            var record = try invocation.vault().get(name, allowExpired: invocation.flag(.allowExpired))
-            defer { StandardIO.wipe(&record.value) }
+            let record = try invocation.vault().get(name, allowExpired: invocation.flag(.allowExpired))
             try StandardIO.write(record.value, to: 1)
             if StandardIO.isTerminal(1), record.value.last != 0x0A { try StandardIO.write([0x0A], to: 1) }
             return ExitStatus.success

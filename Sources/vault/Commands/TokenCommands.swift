@@ -1,3 +1,4 @@
+import VaultAge
 import VaultCore
 
 /// Living tokens on the command line: `set --refresh-command` and `vault oauth` (docs/tokens.md).
@@ -15,11 +16,12 @@ enum TokenCommands {
         let lifetime = try Expiry.seconds(duration)
         let now = Timestamp.now()
         let current = try Expiry.parse(at: invocation.value(.expiresAt), in: nil, now: now)
-        var token: [UInt8] = StandardIO.isTerminal(0) ? [] : try StandardIO.readAll(limit: Vault.maximumValueSize)
-        defer { StandardIO.wipe(&token) }
-        try invocation.vault().setLiving(
-            name, token: token, expires: token.isEmpty ? now : current ?? now.adding(seconds: lifetime),
-            companion: TokenCompanion(source: .command(command), lifetime: lifetime))
+        let read = StandardIO.isTerminal(0) ? SecureBytes() : try StandardIO.readAll(limit: Vault.maximumValueSize)
+        try read.withTemporaryArray { (token) throws(VaultError) in
+            try invocation.vault().setLiving(
+                name, token: token, expires: token.isEmpty ? now : current ?? now.adding(seconds: lifetime),
+                companion: TokenCompanion(source: .command(command), lifetime: lifetime))
+        }
         return ExitStatus.success
     }
 
@@ -29,10 +31,11 @@ enum TokenCommands {
         guard !StandardIO.isTerminal(0) else {
             throw VaultError(.usage, "pipe the token response (RFC 6749 JSON) in on standard input")
         }
-        var input = try StandardIO.readAll(limit: Vault.maximumValueSize)
-        defer { StandardIO.wipe(&input) }
-        var response = try TokenResponse(json: input, origin: "the token response on standard input")
-        defer { StandardIO.wipe(&response.accessToken) }
+        let input = try StandardIO.readAll(limit: Vault.maximumValueSize)
+        var response = try input.withTemporaryArray { (json) throws(VaultError) in
+            try TokenResponse(json: json, origin: "the token response on standard input")
+        }
+        defer { wipe(&response.accessToken) }
         try store(response, client: client, name: name, in: try invocation.vault())
         return ExitStatus.success
     }
@@ -52,7 +55,7 @@ enum TokenCommands {
         if let complete = authorization.verificationURIComplete { text += " (or open \(complete))" }
         try StandardIO.write((text + "\nWaiting up to \(authorization.expiresIn) s for approval...\n").utf8, to: 2)
         var response = try login.finish(authorization)
-        defer { StandardIO.wipe(&response.accessToken) }
+        defer { wipe(&response.accessToken) }
         try store(response, client: client, name: name, in: vault)
         try StandardIO.write("Logged in: '\(name.account)' is stored and refreshes by itself.\n".utf8, to: 2)
         return ExitStatus.success

@@ -1,3 +1,4 @@
+import VaultAge
 import VaultCore
 
 extension CommandSpec {
@@ -26,14 +27,15 @@ extension CommandSpec {
                 )
             }
             let service = try invocation.factory.service()
-            var input = try StandardIO.readAll(
+            let input = try StandardIO.readAll(
                 limit: Transfer.inputLimit, tooLarge: "standard input is larger than 64 MiB; split the import")
-            defer { _ = input.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
             let items: [ImportItem]
             do throws(VaultError) {
-                items = try format.parse(input, service: service)
+                items = try input.withTemporaryArray { (text) throws(VaultError) in
+                    try format.parse(text, service: service)
+                }
             } catch {
-                throw VaultError(error.code, error.message + "; nothing was imported")
+                throw error.withMessage(error.message + "; nothing was imported")
             }
             let summary = try invocation.vault().importSecrets(items, overwrite: invocation.flag(.overwrite))
             StandardIO.error(
@@ -58,16 +60,9 @@ extension CommandSpec {
         run: { (invocation) throws(VaultError) in
             _ = try invocation.operands(0...0)
             let format = try Transfer.format(invocation)
-            var records = try invocation.vault().records(service: try invocation.factory.service())
-            defer {
-                for index in records.indices {
-                    _ = records[index].value.withUnsafeMutableBytes {
-                        $0.initializeMemory(as: UInt8.self, repeating: 0)
-                    }
-                }
-            }
+            let records = try invocation.vault().records(service: try invocation.factory.service())
             var output = try format.encode(records)
-            defer { _ = output.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+            defer { wipe(&output) }
             try StandardIO.write(output, to: 1)
             let expiring = records.filter { $0.metadata.expires != nil }.count
             if format == .dotenv, expiring > 0 {
@@ -88,6 +83,9 @@ enum Transfer {
         guard let text = invocation.value(.format) else {
             throw VaultError(.usage, "give --format dotenv or --format json")
         }
-        return try TransferFormat(parsing: text)
+        guard let format = TransferFormat(rawValue: text) else {
+            throw VaultError(.usage, "--format is '\(text)'; use dotenv or json")
+        }
+        return format
     }
 }

@@ -1,3 +1,4 @@
+import VaultAge
 import VaultCore
 
 /// `docker-credential-vault store|get|erase|list|version`: the docker-credential-helpers
@@ -16,8 +17,7 @@ enum DockerCredentialHelper {
                 return ExitStatus.success
             }
             guard ["store", "get", "erase", "list"].contains(operands[0]) else { throw VaultError(.usage, usage) }
-            var input = try StandardIO.readAll(limit: 1 << 20, tooLarge: "the input is over 1 MiB")
-            defer { StandardIO.wipe(&input) }
+            let input = try StandardIO.readAll(limit: 1 << 20, tooLarge: "the input is over 1 MiB")
             let credentials = DockerCredentials(
                 vault: Vault(store: try HelperRole.store(options, environment: environment)),
                 service: options.service ?? DockerCredentials.defaultService)
@@ -25,10 +25,10 @@ enum DockerCredentialHelper {
             let serverURL = String(decoding: input, as: UTF8.self).trimmingNewlines
             switch operands[0] {
             case "store":
-                try credentials.store(json: input)
+                try input.withTemporaryArray { (json) throws(VaultError) in try credentials.store(json: json) }
             case "get":
                 guard var answer = try credentials.get(serverURL: serverURL) else { return notFound() }
-                defer { StandardIO.wipe(&answer) }
+                defer { wipe(&answer) }
                 try StandardIO.write(answer, to: 1)
             case "erase":
                 guard try credentials.erase(serverURL: serverURL) else { return notFound() }
@@ -37,7 +37,7 @@ enum DockerCredentialHelper {
             }
             return ExitStatus.success
         } catch {
-            StandardIO.error(error.message)
+            StandardIO.error(error.wording)
             return ExitStatus.of(error.code)
         }
     }

@@ -1,3 +1,4 @@
+import VaultAge
 import VaultCore
 
 /// `git-credential-vault get|store|erase`: git's credential helper protocol on standard input
@@ -11,18 +12,17 @@ enum GitCredentialHelper {
             guard operands.count == 1 else { throw VaultError(.usage, usage) }
             let operation = operands[0]
             guard ["get", "store", "erase"].contains(operation) else { return ExitStatus.success }
-            var input = try StandardIO.readAll(
+            let input = try StandardIO.readAll(
                 limit: 1 << 20, tooLarge: "the credential on standard input is over 1 MiB")
-            defer { StandardIO.wipe(&input) }
-            let credential = try GitCredential.parse(input)
+            let credential = try input.withTemporaryArray { (text) throws(VaultError) in try GitCredential.parse(text) }
             let storage = GitCredentials.storage(
                 for: try HelperRole.store(options, environment: environment), service: options.service)
             var answer = try storage.perform(operation, credential)
-            defer { StandardIO.wipe(&answer) }
+            defer { wipe(&answer) }
             try StandardIO.write(answer, to: 1)
             return ExitStatus.success
         } catch {
-            StandardIO.error(error.message)
+            StandardIO.error(error.wording)
             return ExitStatus.of(error.code)
         }
     }

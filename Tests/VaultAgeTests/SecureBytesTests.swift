@@ -1,0 +1,92 @@
+import Testing
+
+@testable import VaultAge
+
+/// Secret bytes zero their storage when released, and copies are independent (copy-on-write).
+@Suite("SecureBytes")
+struct SecureBytesTests {
+    /// What the release observer saw: each released buffer's address and whether it was all zeros.
+    final class Releases: @unchecked Sendable {
+        // @unchecked: the values below are released on the test's own thread, so the observer
+        // runs there too; nothing else touches this.
+        var seen: [(address: UInt, zeroed: Bool)] = []
+
+        func observer() -> @Sendable (UnsafeRawBufferPointer) -> Void {
+            { [self] buffer in
+                seen.append((UInt(bitPattern: buffer.baseAddress), buffer.allSatisfy { $0 == 0 }))
+            }
+        }
+    }
+
+    private static func address(_ bytes: SecureBytes) -> UInt {
+        bytes.withUnsafeBytes { UInt(bitPattern: $0.baseAddress) }
+    }
+
+    @Test("the storage is zeroed when the last copy is released")
+    func zeroedOnRelease() {
+        let releases = Releases()
+        var address: UInt = 0
+        do {
+            let secret = SecureBytes(Array("hunter2".utf8), releaseObserver: releases.observer())
+            address = Self.address(secret)
+            let copy = secret
+            #expect(Self.address(copy) == address, "a copy shares the storage")
+            #expect(Array(copy) == Array("hunter2".utf8))
+        }
+        #expect(releases.seen.count == 1)
+        #expect(releases.seen.first?.address == address)
+        #expect(releases.seen.first?.zeroed == true)
+    }
+
+    @Test("writing to a copy copies the storage; the original is unchanged; both are zeroed")
+    func copyOnWrite() {
+        let releases = Releases()
+        var original = SecureBytes([1, 2, 3], releaseObserver: releases.observer())
+        do {
+            var copy = original
+            copy[0] = 9
+            copy.append(4)
+            #expect(Self.address(copy) != Self.address(original))
+            #expect(copy == [9, 2, 3, 4])
+            #expect(original == [1, 2, 3])
+        }
+        // The copy's two buffers: the one the write made, and the larger one the append made.
+        #expect(releases.seen.count == 2 && releases.seen.allSatisfy(\.zeroed), "the copy")
+        let first = Self.address(original)
+        original[1] = 7  // held alone: written in place
+        #expect(Self.address(original) == first && original == [1, 7, 3])
+        original = SecureBytes()
+        #expect(releases.seen.count == 3 && releases.seen.allSatisfy(\.zeroed))
+        #expect(releases.seen.last?.address == first)
+    }
+
+    @Test("growing moves the bytes to a larger buffer and zeroes the old one")
+    func growing() {
+        let releases = Releases()
+        var bytes = SecureBytes([0xAA], releaseObserver: releases.observer())
+        for index in 0..<1000 { bytes.append(UInt8(truncatingIfNeeded: index)) }
+        #expect(bytes.count == 1001 && bytes.first == 0xAA && bytes.last == UInt8(truncatingIfNeeded: 999))
+        #expect(releases.seen.count >= 5 && releases.seen.allSatisfy(\.zeroed))
+        bytes.removeSubrange(1...)
+        #expect(bytes == [0xAA])
+        bytes.withUnsafeBytes { buffer in
+            // The removed tail, still inside the storage, holds nothing of the secret.
+            let spare = UnsafeRawBufferPointer(start: buffer.baseAddress! + 1, count: bytes.storage.capacity - 1)
+            #expect(spare.allSatisfy { $0 == 0 })
+        }
+    }
+
+    @Test("collection behaviour matches an array's")
+    func collection() {
+        var bytes = SecureBytes(Array("abcdef".utf8))
+        bytes.replaceSubrange(1..<3, with: Array("XYZ".utf8))
+        #expect(Array(bytes) == Array("aXYZdef".utf8))
+        #expect(bytes == Array("aXYZdef".utf8) && bytes != Array("aXYZde".utf8))
+        #expect(SecureBytes([1, 2]) == SecureBytes([1, 2]) && SecureBytes([1, 2]) != SecureBytes([1, 3]))
+        #expect(Set([SecureBytes([1]), SecureBytes([1]), SecureBytes([2])]).count == 2)
+        #expect(bytes.unprotectedArray == Array("aXYZdef".utf8))
+        #expect(SecureBytes(zeros: 3) == [0, 0, 0] && SecureBytes().isEmpty)
+        #expect("\(SecureBytes([1, 2, 3]))" == "3 secret bytes")
+        #expect(bytes.withContiguousStorageIfAvailable { Array($0) } == Array("aXYZdef".utf8))
+    }
+}
