@@ -58,6 +58,7 @@ public final class OpenBaoStore: SecretStore {
     public func write(_ record: SecretRecord) throws(VaultError) {
         let path = OpenBaoPath.path(of: record.name)
         let deadline = client.deadline()
+        client.preferActiveNode(deadline: deadline)
         let current = try metadata(path, deadline: deadline)
         beforeWrite?()
         var data: [(key: String, value: JSONValue)] = []
@@ -111,6 +112,7 @@ public final class OpenBaoStore: SecretStore {
     public func delete(_ name: SecretName) throws(VaultError) -> Bool {
         let path = OpenBaoPath.path(of: name)
         let deadline = client.deadline()
+        client.preferActiveNode(deadline: deadline)
         guard let current = try metadata(path, deadline: deadline) else { return false }
         let answer = try client.send("DELETE", url("metadata", path), deadline: deadline)
         guard answer.isSuccess else { throw client.unexpected(answer, doing: "deleting \(name)") }
