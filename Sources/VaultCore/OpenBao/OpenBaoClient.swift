@@ -46,10 +46,11 @@ final class OpenBaoClient {
     func deadline() -> HTTPDeadline { HTTPDeadline(seconds: settings.timeout) }
 
     /// Sends an authenticated request for `path` (below `/v1/`, already percent-encoded) and
-    /// returns the answer. 403 and sealed answers become errors; other statuses are returned.
+    /// returns the answer. 403 (unless `refusalIsAnswer`) and sealed answers become errors; other
+    /// statuses are returned.
     func send(
         _ method: String, _ path: String, body: JSONValue? = nil, contentType: String = "application/json",
-        deadline: HTTPDeadline
+        refusalIsAnswer: Bool = false, deadline: HTTPDeadline
     ) throws(VaultError) -> Answer {
         let token = try currentToken(deadline: deadline)
         var answer = try sendToCluster(
@@ -67,7 +68,7 @@ final class OpenBaoClient {
             answer = try sendToCluster(
                 method, path, body: body, contentType: contentType, token: token, deadline: deadline)
         }
-        guard answer.status == 403 else { return answer }
+        guard answer.status == 403, !refusalIsAnswer else { return answer }
         if tokenFromCache, case .appRole(_, _, _, let cacheFile?) = settings.credentials {
             // The cached login token was revoked or its policies changed: log in once more.
             OpenBaoTokenCache(path: cacheFile).remove()
