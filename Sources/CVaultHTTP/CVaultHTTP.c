@@ -15,21 +15,7 @@
 // MARK: Loading
 
 // One function pointer per entry of CVAULTHTTP_FUNCTIONS, named after the function.
-typedef struct CVaultHTTP_Functions {
-#define CVAULTHTTP_FIELD(ret, name, params) ret(*name) params;
-    CVAULTHTTP_FUNCTIONS(CVAULTHTTP_FIELD)
-#undef CVAULTHTTP_FIELD
-} CVaultHTTP_Functions;
-
-// The names of CVAULTHTTP_FUNCTIONS, in the order of the table's fields.
-static const char *const function_names[] = {
-#define CVAULTHTTP_NAME(ret, name, params) #name,
-    CVAULTHTTP_FUNCTIONS(CVAULTHTTP_NAME)
-#undef CVAULTHTTP_NAME
-};
-#define FUNCTION_COUNT (sizeof function_names / sizeof function_names[0])
-_Static_assert(sizeof(CVaultHTTP_Functions) == FUNCTION_COUNT * sizeof(CVaultLoader_Function),
-               "the table is an array of function pointers, as CVaultLoader_Open fills it");
+CVAULTLOADER_TABLE(CVaultHTTP_Functions, CVAULTHTTP_FUNCTIONS);
 
 static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
 static CVaultHTTP_Functions fn;  // written once, under load_lock, before `loaded` is set
@@ -43,7 +29,7 @@ char *_Nullable CVaultHTTP_Load(const char *_Nonnull soname) {
     }
     CVaultHTTP_Functions table;
     void *handle = NULL;
-    char *reason = CVaultLoader_Open(soname, function_names, FUNCTION_COUNT, (CVaultLoader_Function *)&table, &handle);
+    char *reason = CVAULTLOADER_OPEN(soname, CVaultHTTP_Functions, &table, &handle);
     // curl_global_init is not thread-safe in older libcurl: it runs here, under the lock,
     // once, before any handle exists.
     if (reason == NULL && table.curl_global_init(CVAULTHTTP_CURL_GLOBAL_DEFAULT) != CVAULTHTTP_CURLE_OK) {

@@ -16,21 +16,7 @@
 // MARK: Loading
 
 // One function pointer per entry of CVAULTSECRET_FUNCTIONS, named after the function.
-typedef struct CVaultSecret_Functions {
-#define CVAULTSECRET_FIELD(ret, name, params) ret(*name) params;
-    CVAULTSECRET_FUNCTIONS(CVAULTSECRET_FIELD)
-#undef CVAULTSECRET_FIELD
-} CVaultSecret_Functions;
-
-// The names of CVAULTSECRET_FUNCTIONS, in the order of the table's fields.
-static const char *const function_names[] = {
-#define CVAULTSECRET_NAME(ret, name, params) #name,
-    CVAULTSECRET_FUNCTIONS(CVAULTSECRET_NAME)
-#undef CVAULTSECRET_NAME
-};
-#define FUNCTION_COUNT (sizeof function_names / sizeof function_names[0])
-_Static_assert(sizeof(CVaultSecret_Functions) == FUNCTION_COUNT * sizeof(CVaultLoader_Function),
-               "the table is an array of function pointers, as CVaultLoader_Open fills it");
+CVAULTLOADER_TABLE(CVaultSecret_Functions, CVAULTSECRET_FUNCTIONS);
 
 static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
 static CVaultSecret_Functions fn;  // written once, under load_lock, before `loaded` is set
@@ -48,8 +34,7 @@ char *_Nullable CVaultSecret_Load(const char *_Nonnull soname) {
     // even after another name loaded; the first complete library stays in use.
     CVaultSecret_Functions table;
     void *handle = NULL;
-    char *reason =
-        CVaultLoader_Open(soname, function_names, FUNCTION_COUNT, (CVaultLoader_Function *)&table, &handle);
+    char *reason = CVAULTLOADER_OPEN(soname, CVaultSecret_Functions, &table, &handle);
     if (reason == NULL && !loaded) {
         fn = table;
         loaded = true;  // the handle stays open for the life of the process

@@ -22,6 +22,25 @@ char *_Nullable CVaultLoader_Open(
     const char *_Nonnull soname, const char *_Nonnull const *_Nonnull names, size_t count,
     CVaultLoader_Function _Nullable *_Nonnull table, void *_Nullable *_Nonnull handle);
 
+/// Declares a shim's function table from its X-macro list, each entry X(return type, name,
+/// (parameter types)): the struct `Type`, one function pointer per entry named after the
+/// function; `Type##_names`, the names in the same order; and a check that the struct is laid
+/// out as the array CVaultLoader_Open fills.
+#define CVAULTLOADER_TABLE(Type, LIST)                                                        \
+    typedef struct Type {                                                                     \
+        LIST(CVAULTLOADER_FIELD)                                                              \
+    } Type;                                                                                   \
+    static const char *const Type##_names[] = {LIST(CVAULTLOADER_NAME)};                      \
+    _Static_assert(sizeof(Type) == sizeof Type##_names / sizeof(char *) * sizeof(CVaultLoader_Function), \
+                   "a function table is an array of function pointers")
+#define CVAULTLOADER_FIELD(ret, name, params) ret(*name) params;
+#define CVAULTLOADER_NAME(ret, name, params) #name,
+
+/// CVaultLoader_Open for a table declared with CVAULTLOADER_TABLE: `table` is a `Type`.
+#define CVAULTLOADER_OPEN(soname, Type, table, handle)                                                   \
+    CVaultLoader_Open((soname), Type##_names, sizeof Type##_names / sizeof(char *), (CVaultLoader_Function *)(table), \
+                      (handle))
+
 /// `prefix` followed by `reason` ("unknown error" when NULL), malloc'd; the caller frees it.
 /// Aborts when out of memory: a NULL would read as success to the shims' callers.
 char *_Nonnull CVaultLoader_Reason(const char *_Nonnull prefix, const char *_Nullable reason);
