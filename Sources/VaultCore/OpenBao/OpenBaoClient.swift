@@ -10,6 +10,8 @@
 ///   sealed or a standby without an active node is skipped too.
 /// - A 307/308 redirect (a standby pointing at the active node) is followed only to one of the
 ///   configured addresses, so the token never goes to a host the user did not name.
+/// - A write asks `sys/leader` first and goes to the active node (``preferActiveNode(deadline:)``):
+///   an OpenBao standby answers from a copy of the data that lags the active node's.
 /// - One deadline (`VAULT_TIMEOUT`) bounds everything one store operation does.
 /// - Messages name the server and never the token or a request body.
 final class OpenBaoClient {
