@@ -9,70 +9,37 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "CVaultLoader.h"
 #include "glib_abi.h"
 #include "shim_internal.h"
 
 // MARK: Loading
 
 // One function pointer per entry of CVAULTSECRET_FUNCTIONS, named after the function.
-typedef struct CVaultSecret_Functions {
-#define CVAULTSECRET_FIELD(ret, name, params) ret(*name) params;
-    CVAULTSECRET_FUNCTIONS(CVAULTSECRET_FIELD)
-#undef CVAULTSECRET_FIELD
-} CVaultSecret_Functions;
+CVAULTLOADER_TABLE(CVaultSecret_Functions, CVAULTSECRET_FUNCTIONS);
 
 static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
 static CVaultSecret_Functions fn;  // written once, under load_lock, before `loaded` is set
 static bool loaded = false;
-
-static char *copy_reason(const char *prefix, const char *reason) {
-    const char *text = reason != NULL ? reason : "unknown error";
-    size_t size = strlen(prefix) + strlen(text) + 1;
-    char *out = malloc(size);
-    if (out == NULL) abort();  // as GLib does; NULL would read as "loaded"
-    snprintf(out, size, "%s%s", prefix, text);
-    return out;
-}
 
 char *_Nullable CVaultSecret_Load(const char *_Nonnull soname) {
     // A name with a '/' that is not absolute is opened relative to the current directory, where
     // anyone may have put a library: only a bare soname (searched in the system's directories;
     // the binary has no run path) or an absolute path is loaded.
     if (strchr(soname, '/') != NULL && soname[0] != '/') {
-        return copy_reason(soname, ": a relative path; give a bare soname or an absolute path");
+        return CVaultLoader_Reason(soname, ": a relative path; give a bare soname or an absolute path");
     }
     pthread_mutex_lock(&load_lock);
-    char *reason = NULL;
     // Every call opens the library, so a name that does not load reports its own reason
-    // even after another name loaded; the first complete library stays in use. Lazy binding:
-    // RTLD_NOW bound every function of libsecret, GIO, GObject and GLib at each start, and
-    // every function the shim calls is resolved below by dlsym anyway.
-    void *handle = dlopen(soname, RTLD_LAZY | RTLD_LOCAL);
-    if (handle == NULL) {
-        reason = copy_reason("", dlerror());
-    } else {
-        CVaultSecret_Functions table;
-        bool complete = true;
-        (void)dlerror();
-#define CVAULTSECRET_RESOLVE(ret, name, params)                                     \
-    if (complete) {                                                                 \
-        void *symbol = dlsym(handle, #name);                                        \
-        if (symbol == NULL) {                                                       \
-            reason = copy_reason(soname, ": missing " #name);                       \
-            complete = false;                                                       \
-        } else {                                                                    \
-            /* POSIX guarantees that dlsym's result converts to a function pointer. */ \
-            memcpy(&table.name, &symbol, sizeof symbol);                            \
-        }                                                                           \
-    }
-        CVAULTSECRET_FUNCTIONS(CVAULTSECRET_RESOLVE)
-#undef CVAULTSECRET_RESOLVE
-        if (complete && !loaded) {
-            fn = table;
-            loaded = true;  // the handle stays open for the life of the process
-        } else {
-            dlclose(handle);  // incomplete, or a second reference to a library in use
-        }
+    // even after another name loaded; the first complete library stays in use.
+    CVaultSecret_Functions table;
+    void *handle = NULL;
+    char *reason = CVAULTLOADER_OPEN(soname, CVaultSecret_Functions, &table, &handle);
+    if (reason == NULL && !loaded) {
+        fn = table;
+        loaded = true;  // the handle stays open for the life of the process
+    } else if (reason == NULL) {
+        dlclose(handle);  // a second reference to a library in use
     }
     pthread_mutex_unlock(&load_lock);
     return reason;
