@@ -43,7 +43,7 @@ struct SecretServiceMappingTests {
             (remote("org.freedesktop.Secret.Error.NoSuchObject", "gone"), .other, "an item went away"),
             (
                 remote("org.freedesktop.DBus.Error.Failed", "createDLGroup failed: maybe libqca-ossl is missing"),
-                .other, "the provider said: createDLGroup failed: maybe libqca-ossl is missing"
+                .unavailable, "KWallet lacks QCA's OpenSSL plug-in; install libqca-qt5-2-plugins"
             ),
         ]
         for (error, code, text) in cases {

@@ -30,6 +30,18 @@ extension StoreFactory {
         }
     }
 
+    /// Why a Secret Service that answers still cannot hand over secrets (a search and the
+    /// session's key exchange fail), or nil if they work; for `vault doctor`.
+    func secretServiceRoundTripProblem() -> VaultError? {
+        guard sessionBusProblem() == nil else { return nil }
+        do throws(VaultError) {
+            try SecretServiceStore.roundTrip(timeout: try timeout())
+            return nil
+        } catch {
+            return error
+        }
+    }
+
     /// The program providing the Secret Service, if one can be named (after the bus check).
     func secretServiceProvider() -> SecretServiceProvider? {
         guard sessionBusProblem() == nil, let timeout = try? timeout() else { return nil }
