@@ -42,6 +42,15 @@ extension StoreFactory {
         }
     }
 
+    /// What `rm --help` adds when the backend in use is a Secret Service whose provider keeps
+    /// what is deleted (KeePassXC's Recycle Bin), or nil. Asks the bus only when the backend
+    /// is, or `auto` resolves to, the Secret Service.
+    public func deletionNote() -> String? {
+        guard (try? resolvedBackend()) == .secretService, secretServiceProvider() == .keePassXC else { return nil }
+        return "The Secret Service here is KeePassXC: rm moves entries to the database's Recycle Bin (when it is "
+            + "on), so a removed value stays in the database until the bin is emptied.\n"
+    }
+
     /// The program providing the Secret Service, if one can be named (after the bus check).
     func secretServiceProvider() -> SecretServiceProvider? {
         guard sessionBusProblem() == nil, let timeout = try? timeout() else { return nil }
