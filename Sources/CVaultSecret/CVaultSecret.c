@@ -4,6 +4,7 @@
 #include "CVaultSecret.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -418,6 +419,46 @@ bool CVaultSecret_SessionOpen(
     CVaultSecret_Error *_Nullable *_Nonnull error) {
     return fn.secret_service_ensure_session_sync(
         (struct CVaultSecret_SecretService *)service, CANCELLABLE(deadline), GERROR_OUT(error));
+}
+
+struct CVaultSecret_SessionOpening {
+    pthread_t thread;
+    CVaultSecret_Service *service;
+    CVaultSecret_Deadline *deadline;
+    CVaultSecret_Error *error;  // written by the thread, read after the join
+    bool opened;
+};
+
+static void *open_session(void *argument) {
+    struct CVaultSecret_SessionOpening *opening = argument;
+    // libsecret's _sync calls run a main context of their own on the calling thread, and the
+    // service guards its session with a lock: a search on another thread meanwhile is safe.
+    opening->opened = CVaultSecret_SessionOpen(opening->service, opening->deadline, &opening->error);
+    return NULL;
+}
+
+CVaultSecret_SessionOpening *_Nullable CVaultSecret_SessionOpenStart(
+    CVaultSecret_Service *_Nonnull service, CVaultSecret_Deadline *_Nonnull deadline) {
+    struct CVaultSecret_SessionOpening *opening = calloc(1, sizeof *opening);
+    if (opening == NULL) return NULL;
+    opening->service = service;
+    opening->deadline = deadline;
+    int failed = pthread_create(&opening->thread, NULL, open_session, opening);
+    if (failed != 0) {
+        free(opening);
+        errno = failed;
+        return NULL;
+    }
+    return opening;
+}
+
+bool CVaultSecret_SessionOpenFinish(
+    CVaultSecret_SessionOpening *_Nonnull opening, CVaultSecret_Error *_Nullable *_Nonnull error) {
+    pthread_join(opening->thread, NULL);
+    bool opened = opening->opened;
+    *error = opening->error;
+    free(opening);
+    return opened;
 }
 
 CVaultSecret_Item *_Nullable CVaultSecret_ItemForPath(

@@ -203,6 +203,17 @@ CVaultSecret_Value *_Nullable CVaultSecret_SecretForPath(
 bool CVaultSecret_SessionOpen(
     CVaultSecret_Service *_Nonnull service, CVaultSecret_Deadline *_Nonnull deadline,
     CVaultSecret_Error *_Nullable *_Nonnull error);
+/// A session being opened on a thread of its own. Finish it with CVaultSecret_SessionOpenFinish.
+typedef struct CVaultSecret_SessionOpening CVaultSecret_SessionOpening;
+/// Starts CVaultSecret_SessionOpen on a thread of its own, so that the key exchange (mostly
+/// computation, here and in the provider) overlaps the search that a read makes meanwhile.
+/// `service` and `deadline` must outlive CVaultSecret_SessionOpenFinish. Returns NULL (with
+/// errno set) if the thread cannot start; then the session opens when first needed.
+CVaultSecret_SessionOpening *_Nullable CVaultSecret_SessionOpenStart(
+    CVaultSecret_Service *_Nonnull service, CVaultSecret_Deadline *_Nonnull deadline);
+/// Waits for the thread and frees `opening`: CVaultSecret_SessionOpen's result and error.
+bool CVaultSecret_SessionOpenFinish(
+    CVaultSecret_SessionOpening *_Nonnull opening, CVaultSecret_Error *_Nullable *_Nonnull error);
 /// A proxy for the item at `path`, to change or delete it. The caller owns the result
 /// (CVaultSecret_ItemUnref).
 CVaultSecret_Item *_Nullable CVaultSecret_ItemForPath(

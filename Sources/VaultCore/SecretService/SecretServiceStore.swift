@@ -124,6 +124,9 @@ public final class SecretServiceStore: SecretStore {
     public func read(_ name: SecretName) throws(VaultError) -> SecretRecord? {
         try performUnlocking("reading '\(name)'") { call throws(VaultError) in
             let service = try call.service()
+            // The key exchange overlaps the search; it is waited for (and its error kept) before
+            // the secret is asked for, and in any case before this operation ends.
+            let session = SessionOpening(service, call)
             let items = try call.search(service, SecretServiceItems.query(name))
             guard let index = SecretServiceItems.preferred(items.map(\.candidate)) else {
                 if !items.isEmpty { throw call.lockedItems(service, name) }
@@ -131,6 +134,7 @@ public final class SecretServiceStore: SecretStore {
                 return nil
             }
             let item = items[index]
+            try session.finish()
             let value = try call.secret(of: item, service)
             let metadata = SecretServiceItems.metadata(
                 attributes: item.attributes, created: item.created, modified: item.modified, now: .now())
@@ -524,6 +528,36 @@ final class Findings {
     var vanished = false
     var lockedKeyring = false
     var brokenSession = false
+}
+
+/// The service's session being opened on a thread of its own, joined by ``finish()`` or, at
+/// the latest, on deinit (where its error is dropped: the operation already failed or ended).
+final class SessionOpening {
+    private var opening: OpaquePointer?
+    private let call: Call
+    private let service: Owned  // kept alive until the thread is joined
+
+    init(_ service: Owned, _ call: Call) {
+        self.service = service
+        self.call = call
+        opening = CVaultSecret_SessionOpenStart(service.pointer, call.deadline)
+    }
+
+    /// Waits for the session; throws the key exchange's failure.
+    func finish() throws(VaultError) {
+        guard let pending = opening else { return }
+        opening = nil
+        guard try call.check({ CVaultSecret_SessionOpenFinish(pending, &$0) }) else {
+            throw call.failedSilently("opening a session")
+        }
+    }
+
+    deinit {
+        guard let pending = opening else { return }
+        var error: OpaquePointer?
+        _ = CVaultSecret_SessionOpenFinish(pending, &error)
+        CVaultSecret_ErrorFree(error)
+    }
 }
 
 /// Owns one reference to a GObject (or other shim object) and drops it on deinit.
