@@ -137,9 +137,11 @@ extension VaultError {
     }
 
     /// Whether the error says the object at a path no longer exists: gnome-keyring answers
-    /// UnknownMethod for a deleted item's path, KWallet and KeePassXC NoSuchObject.
+    /// UnknownMethod for a deleted item's path, KWallet and KeePassXC NoSuchObject, and
+    /// KeePassXC's Properties.GetAll on it (Qt) InvalidArgs "Interface ... was not found in object".
     static func isVanished(_ error: GLibError) -> Bool {
         if RemoteError(error.message)?.name == "org.freedesktop.Secret.Error.NoSuchObject" { return true }
+        if error.message.contains("Interface org.freedesktop.Secret.Item was not found in object") { return true }
         return error.domain == GLibErrorCode.dbusDomain
             && (error.code == GLibErrorCode.dbusUnknownMethod || error.code == GLibErrorCode.dbusUnknownObject)
     }
