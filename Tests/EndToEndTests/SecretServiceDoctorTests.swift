@@ -10,27 +10,16 @@ struct SecretServiceDoctorTests {
     func kwalletWithoutEncryption() throws {
         try requireComponent(findExecutable("kwalletd5") == nil ? "kwalletd5 is not installed" : nil)
         try requireComponent(findExecutable("unshare") == nil ? "unshare (util-linux) is not installed" : nil)
-        let root = try #require(packageRoot())
         let script = """
             set -u
             "$VAULT_BINARY" doctor >"$OUT/doctor.out" 2>"$OUT/doctor.err"; echo "$?" >"$OUT/doctor.status"
             printf v | "$VAULT_BINARY" --backend secret-service set a 2>"$OUT/set.err"; echo "$?" >"$OUT/set.status"
             """
-        let out = try makeTemporaryDirectory()
-        defer { removeTemporaryDirectory(out) }
-        var environment = ProcessInfo.processInfo.environment
-        environment["VAULT_BINARY"] = VaultRunner.binary
-        environment["OUT"] = out.path
-        environment["VAULT_TEST_KWALLET_WITHOUT_QCA_OSSL"] = "1"
-        for name in ["VAULT_FILE", "VAULT_BACKEND", "DISPLAY"] { environment.removeValue(forKey: name) }
-        let result = try runTool(
-            "/bin/sh", [root.appendingPathComponent("Tests/with-kwallet.sh").path, "sh", "-c", script],
-            environment: environment, timeout: 180)
-        try #require(result.status == 0, "the script failed (\(result.status)): \(result.stderr)")
-        func read(_ name: String) -> String {
-            ((try? String(contentsOf: out.appendingPathComponent(name), encoding: .utf8)) ?? "")
-                .trimmingCharacters(in: .whitespacesAndNewlines)
-        }
+        let run = try HarnessScript(
+            ["Tests/with-kwallet.sh"], script: script, environment: ["VAULT_TEST_KWALLET_WITHOUT_QCA_OSSL": "1"],
+            unset: ["VAULT_FILE", "VAULT_BACKEND", "DISPLAY"])
+        defer { run.cleanUp() }
+        let read = run.read
         let report = read("doctor.out")
         let line = report.split(separator: "\n").first { $0.hasPrefix("secret-service") }.map(String.init) ?? ""
         #expect(read("doctor.status") == "5", "\(report)\n\(read("doctor.err"))")

@@ -20,7 +20,6 @@ struct SecretServicePromptTests {
         let prompter = "/usr/libexec/gcr-prompter"
         try requireComponent(
             FileManager.default.isExecutableFile(atPath: prompter) ? nil : "\(prompter) (package gcr) is not installed")
-        let root = try #require(packageRoot())
         let script = """
             set -u
             export DISPLAY="$VAULT_TEST_DISPLAY" NO_AT_BRIDGE=1 VAULT_PROMPT_TIMEOUT=60
@@ -59,26 +58,11 @@ struct SecretServicePromptTests {
             echo "$?" >"$OUT/cancel.answered"
             wait "$pid"; echo "$?" >"$OUT/cancel.status"
             """
-        let out = try makeTemporaryDirectory()
-        defer { removeTemporaryDirectory(out) }
-        var environment = ProcessInfo.processInfo.environment
-        environment["VAULT_BINARY"] = VaultRunner.binary
-        environment["OUT"] = out.path
-        environment["ROOT"] = root.path
-        environment["VAULT_SERVICE"] = "vault-e2e-prompt"
-        environment["VAULT_TEST_KEYRING_PASSWORD"] = Self.password
-        let result = try runTool(
-            "/bin/sh",
-            [
-                root.appendingPathComponent("Tests/with-display.sh").path, "dbus-run-session", "--", "sh",
-                root.appendingPathComponent("Tests/with-keyring.sh").path, "sh", "-c", script,
-            ],
-            environment: environment, timeout: 300)
-        try #require(result.status == 0, "the script failed (\(result.status)): \(result.stderr)")
-        func read(_ name: String) -> String {
-            ((try? String(contentsOf: out.appendingPathComponent(name), encoding: .utf8)) ?? "")
-                .trimmingCharacters(in: .whitespacesAndNewlines)
-        }
+        let run = try HarnessScript(
+            ["Tests/with-display.sh", "dbus-run-session", "--", "sh", "Tests/with-keyring.sh"], script: script,
+            environment: ["VAULT_SERVICE": "vault-e2e-prompt", "VAULT_TEST_KEYRING_PASSWORD": Self.password])
+        defer { run.cleanUp() }
+        let read = run.read
 
         #expect(read("batch.status") == "4", "no terminal: \(read("batch.err"))")
         #expect(read("batch.err").contains("run vault at a terminal"), "\(read("batch.err"))")
