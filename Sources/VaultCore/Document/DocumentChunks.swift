@@ -18,6 +18,13 @@ extension Array: DocumentChunks where Element == UInt8 {
     }
 }
 
+extension SecureBytes: DocumentChunks {
+    func forEachChunk(_ body: (UnsafeBufferPointer<UInt8>) throws(VaultError) -> Void) throws(VaultError) {
+        // The storage is initialised as bytes, so it is bound to UInt8 already.
+        try withUnsafeBytes { (raw) throws(VaultError) in try body(raw.assumingMemoryBound(to: UInt8.self)) }
+    }
+}
+
 /// Cuts pieces of a document into lines (without their newline).
 ///
 /// Whole lines inside a piece are handed out in place; a line that a piece boundary cuts is
