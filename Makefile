@@ -124,7 +124,7 @@ uninstall:
 
 # The suites that use the Secret Service run again on KeePassXC and on KWallet
 # (Tests/with-keepassxc.sh, Tests/with-kwallet.sh: each provider starts once for its run).
-PROVIDER_SUITES = StoreContractTests|SecretServiceInteropTests|SecretServiceListingTests|MigrateSecretServiceTests|FallbackCommandTests
+PROVIDER_SUITES = StoreContractTests|SecretServiceInteropTests|SecretServiceListingTests|MigrateSecretServiceTests|FallbackCommandTests|SecretServiceCommandTests
 
 # The whole suite runs inside a private D-Bus session with an unlocked gnome-keyring and a
 # throwaway HOME (Tests/with-keyring.sh). VAULT_TEST_KEYRING=1 makes a missing keyring a failure.

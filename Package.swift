@@ -20,10 +20,12 @@ let package = Package(
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
         ),
+        // Loads a shared library at run time for the C shims below (dlopen, dlsym).
+        .target(name: "CVaultLoader", linkerSettings: [.linkedLibrary("dl")]),
         // C shim: loads libsecret at run time and wraps what Swift cannot call.
-        .target(name: "CVaultSecret", linkerSettings: [.linkedLibrary("dl")]),
+        .target(name: "CVaultSecret", dependencies: ["CVaultLoader"]),
         // C shim: loads libcurl at run time and makes the variadic calls Swift cannot.
-        .target(name: "CVaultHTTP", linkerSettings: [.linkedLibrary("dl")]),
+        .target(name: "CVaultHTTP", dependencies: ["CVaultLoader"]),
         // C shim for process-level calls Swift cannot make (variadic prctl).
         .target(name: "CVaultProcess"),
         // All of vault's logic: names, stores, encoding, migration. Never prints, never exits.

@@ -20,6 +20,9 @@
 #                                 closes the wallet, `... unlock` opens and unlocks it again,
 #                                 `... pam-open` only opens it (the state after a desktop login)
 #   VAULT_TEST_KWALLET_KEY        the wallet's key: 56 bytes as comma-separated decimals
+# With VAULT_TEST_KWALLET_WITHOUT_QCA_OSSL=1, kwalletd5 runs as on a system without QCA's OpenSSL
+# plug-in: in a mount namespace of its own (unshare, which needs root), where the plug-in's folder
+# is an empty one. Every Secret Service key exchange then fails, as it does there.
 # It needs libqca-qt5-2-plugins (no dependency of kwalletd5, but without it every Secret Service
 # call fails). The command keeps the caller's HOME: SwiftPM and git read their configuration
 # there. At the end kwalletd5 and the bus are stopped by process id and the directory is removed.
@@ -71,12 +74,24 @@ export VAULT_TEST_PROVIDER=kwallet
 export VAULT_TEST_KWALLET_KEY="$key"
 export VAULT_TEST_PROVIDER_CONTROL="$here/provider-control.sh"
 
-start kwalletd5 kwalletd5
+if [ -n "${VAULT_TEST_KWALLET_WITHOUT_QCA_OSSL:-}" ]; then
+    plugins=$(dirname "$(ls /usr/lib/*/qca-qt5/crypto/libqca-ossl.so | head -n 1)")
+    mkdir "$base/no-plugins"
+    start_kwalletd() {
+        # shellcheck disable=SC2016 # expanded by the inner shell
+        start kwalletd5 unshare --mount --propagation private \
+            sh -c 'mount --bind "$1" "$2" && exec kwalletd5' sh "$base/no-plugins" "$plugins"
+    }
+else
+    start_kwalletd() { start kwalletd5 kwalletd5; }
+fi
+
+start_kwalletd
 await owned org.kde.kwalletd5
 sh "$VAULT_TEST_PROVIDER_CONTROL" pam-open || fail "kwalletd5 did not create the wallet"
 # The second start publishes the wallet that the first one created.
 stop_started
-start kwalletd5 kwalletd5
+start_kwalletd
 await owned org.kde.kwalletd5
 await owned org.freedesktop.secrets
 sh "$VAULT_TEST_PROVIDER_CONTROL" unlock || fail "kwalletd5 did not unlock the wallet"

@@ -9,69 +9,35 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "CVaultLoader.h"
 #include "curl_abi.h"
 
 // MARK: Loading
 
 // One function pointer per entry of CVAULTHTTP_FUNCTIONS, named after the function.
-typedef struct CVaultHTTP_Functions {
-#define CVAULTHTTP_FIELD(ret, name, params) ret(*name) params;
-    CVAULTHTTP_FUNCTIONS(CVAULTHTTP_FIELD)
-#undef CVAULTHTTP_FIELD
-} CVaultHTTP_Functions;
+CVAULTLOADER_TABLE(CVaultHTTP_Functions, CVAULTHTTP_FUNCTIONS);
 
 static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
 static CVaultHTTP_Functions fn;  // written once, under load_lock, before `loaded` is set
 static bool loaded = false;
 
-static char *copy_reason(const char *prefix, const char *reason) {
-    const char *text = reason != NULL ? reason : "unknown error";
-    size_t size = strlen(prefix) + strlen(text) + 1;
-    char *out = malloc(size);
-    if (out == NULL) abort();  // NULL would read as "loaded"
-    snprintf(out, size, "%s%s", prefix, text);
-    return out;
-}
-
 char *_Nullable CVaultHTTP_Load(const char *_Nonnull soname) {
     pthread_mutex_lock(&load_lock);
-    char *reason = NULL;
     if (loaded) {
         pthread_mutex_unlock(&load_lock);
         return NULL;
     }
-    void *handle = dlopen(soname, RTLD_LAZY | RTLD_LOCAL);
-    if (handle == NULL) {
-        reason = copy_reason("", dlerror());
-    } else {
-        CVaultHTTP_Functions table;
-        bool complete = true;
-        (void)dlerror();
-#define CVAULTHTTP_RESOLVE(ret, name, params)                                          \
-    if (complete) {                                                                    \
-        void *symbol = dlsym(handle, #name);                                           \
-        if (symbol == NULL) {                                                          \
-            reason = copy_reason(soname, ": missing " #name);                          \
-            complete = false;                                                          \
-        } else {                                                                       \
-            /* POSIX guarantees that dlsym's result converts to a function pointer. */ \
-            memcpy(&table.name, &symbol, sizeof symbol);                               \
-        }                                                                              \
-    }
-        CVAULTHTTP_FUNCTIONS(CVAULTHTTP_RESOLVE)
-#undef CVAULTHTTP_RESOLVE
-        // curl_global_init is not thread-safe in older libcurl: it runs here, under the lock,
-        // once, before any handle exists.
-        if (complete && table.curl_global_init(CVAULTHTTP_CURL_GLOBAL_DEFAULT) != CVAULTHTTP_CURLE_OK) {
-            reason = copy_reason(soname, ": curl_global_init failed");
-            complete = false;
-        }
-        if (complete) {
-            fn = table;
-            loaded = true;  // the handle stays open for the life of the process
-        } else {
-            dlclose(handle);
-        }
+    CVaultHTTP_Functions table;
+    void *handle = NULL;
+    char *reason = CVAULTLOADER_OPEN(soname, CVaultHTTP_Functions, &table, &handle);
+    // curl_global_init is not thread-safe in older libcurl: it runs here, under the lock,
+    // once, before any handle exists.
+    if (reason == NULL && table.curl_global_init(CVAULTHTTP_CURL_GLOBAL_DEFAULT) != CVAULTHTTP_CURLE_OK) {
+        reason = CVaultLoader_Reason(soname, ": curl_global_init failed");
+        dlclose(handle);
+    } else if (reason == NULL) {
+        fn = table;
+        loaded = true;  // the handle stays open for the life of the process
     }
     pthread_mutex_unlock(&load_lock);
     return reason;
@@ -163,17 +129,53 @@ static void fail(CVaultHTTP_Result *result, CVaultHTTP_Failure failure, const ch
     snprintf(result->reason, sizeof result->reason, "%s", reason);
 }
 
-void CVaultHTTP_Perform(const CVaultHTTP_Request *_Nonnull request, CVaultHTTP_Result *_Nonnull result) {
+// MARK: Sessions
+
+struct CVaultHTTP_Session {
+    pthread_mutex_t lock;  // one request at a time: a curl handle is not thread-safe
+    void *curl;            // created by the first request
+};
+
+CVaultHTTP_Session *_Nonnull CVaultHTTP_SessionCreate(void) {
+    CVaultHTTP_Session *session = calloc(1, sizeof *session);
+    if (session == NULL) abort();
+    pthread_mutex_init(&session->lock, NULL);
+    return session;
+}
+
+void CVaultHTTP_SessionFree(CVaultHTTP_Session *_Nonnull session) {
+    if (session->curl != NULL) fn.curl_easy_cleanup(session->curl);
+    pthread_mutex_destroy(&session->lock);
+    free(session);
+}
+
+static void perform(void *curl, const CVaultHTTP_Request *request, CVaultHTTP_Result *result);
+
+void CVaultHTTP_Perform(
+    CVaultHTTP_Session *_Nonnull session, const CVaultHTTP_Request *_Nonnull request,
+    CVaultHTTP_Result *_Nonnull result) {
     memset(result, 0, sizeof *result);
     if (!loaded) {
         fail(result, CVaultHTTP_FailureRequest, "libcurl is not loaded");
         return;
     }
-    void *curl = fn.curl_easy_init();
-    if (curl == NULL) {
-        fail(result, CVaultHTTP_FailureRequest, "curl_easy_init failed");
-        return;
+    pthread_mutex_lock(&session->lock);
+    if (session->curl == NULL) {
+        session->curl = fn.curl_easy_init();
+    } else {
+        // Forgets every option of the last request (headers, body, method, callbacks' data) and
+        // keeps its open connections.
+        fn.curl_easy_reset(session->curl);
     }
+    if (session->curl == NULL) {
+        fail(result, CVaultHTTP_FailureRequest, "curl_easy_init failed");
+    } else {
+        perform(session->curl, request, result);
+    }
+    pthread_mutex_unlock(&session->lock);
+}
+
+static void perform(void *curl, const CVaultHTTP_Request *request, CVaultHTTP_Result *result) {
     struct CVaultHTTP_CurlSList *headers = NULL;
     bool ok = true;
     for (size_t i = 0; ok && i < request->headerCount; i++) {
@@ -187,7 +189,6 @@ void CVaultHTTP_Perform(const CVaultHTTP_Request *_Nonnull request, CVaultHTTP_R
     headers = appended != NULL ? appended : headers;
     if (!ok) {
         fn.curl_slist_free_all(headers);
-        fn.curl_easy_cleanup(curl);
         fail(result, CVaultHTTP_FailureRequest, "out of memory");
         return;
     }
@@ -250,7 +251,10 @@ void CVaultHTTP_Perform(const CVaultHTTP_Request *_Nonnull request, CVaultHTTP_R
         buffer_wipe_free(body.bytes, body.capacity);
         buffer_wipe_free(head.bytes, head.capacity);
     }
-    fn.curl_easy_cleanup(curl);
+    // The handle keeps pointers to the header list and the error buffer until it is reset or
+    // reused: clear them before both go away.
+    fn.curl_easy_setopt(curl, CVAULTHTTP_CURLOPT_HTTPHEADER, NULL);
+    fn.curl_easy_setopt(curl, CVAULTHTTP_CURLOPT_ERRORBUFFER, NULL);
     fn.curl_slist_free_all(headers);
 }
 

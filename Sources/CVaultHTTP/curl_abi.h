@@ -92,6 +92,7 @@ struct CVaultHTTP_CurlSList;
     X(CVAULTHTTP_T_CURLcode, curl_easy_perform, (CVAULTHTTP_T_CURL *))                           \
     X(CVAULTHTTP_T_CURLcode, curl_easy_getinfo, (CVAULTHTTP_T_CURL *, CVAULTHTTP_T_CURLINFO, ...)) \
     X(void, curl_easy_cleanup, (CVAULTHTTP_T_CURL *))                                            \
+    X(void, curl_easy_reset, (CVAULTHTTP_T_CURL *))                                              \
     X(const char *, curl_easy_strerror, (CVAULTHTTP_T_CURLcode))                                 \
     X(CVAULTHTTP_T_curl_slist *, curl_slist_append, (CVAULTHTTP_T_curl_slist *, const char *))  \
     X(void, curl_slist_free_all, (CVAULTHTTP_T_curl_slist *))

@@ -4,75 +4,43 @@
 #include "CVaultSecret.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "CVaultLoader.h"
 #include "glib_abi.h"
 #include "shim_internal.h"
 
 // MARK: Loading
 
 // One function pointer per entry of CVAULTSECRET_FUNCTIONS, named after the function.
-typedef struct CVaultSecret_Functions {
-#define CVAULTSECRET_FIELD(ret, name, params) ret(*name) params;
-    CVAULTSECRET_FUNCTIONS(CVAULTSECRET_FIELD)
-#undef CVAULTSECRET_FIELD
-} CVaultSecret_Functions;
+CVAULTLOADER_TABLE(CVaultSecret_Functions, CVAULTSECRET_FUNCTIONS);
 
 static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
 static CVaultSecret_Functions fn;  // written once, under load_lock, before `loaded` is set
 static bool loaded = false;
-
-static char *copy_reason(const char *prefix, const char *reason) {
-    const char *text = reason != NULL ? reason : "unknown error";
-    size_t size = strlen(prefix) + strlen(text) + 1;
-    char *out = malloc(size);
-    if (out == NULL) abort();  // as GLib does; NULL would read as "loaded"
-    snprintf(out, size, "%s%s", prefix, text);
-    return out;
-}
 
 char *_Nullable CVaultSecret_Load(const char *_Nonnull soname) {
     // A name with a '/' that is not absolute is opened relative to the current directory, where
     // anyone may have put a library: only a bare soname (searched in the system's directories;
     // the binary has no run path) or an absolute path is loaded.
     if (strchr(soname, '/') != NULL && soname[0] != '/') {
-        return copy_reason(soname, ": a relative path; give a bare soname or an absolute path");
+        return CVaultLoader_Reason(soname, ": a relative path; give a bare soname or an absolute path");
     }
     pthread_mutex_lock(&load_lock);
-    char *reason = NULL;
     // Every call opens the library, so a name that does not load reports its own reason
-    // even after another name loaded; the first complete library stays in use. Lazy binding:
-    // RTLD_NOW bound every function of libsecret, GIO, GObject and GLib at each start, and
-    // every function the shim calls is resolved below by dlsym anyway.
-    void *handle = dlopen(soname, RTLD_LAZY | RTLD_LOCAL);
-    if (handle == NULL) {
-        reason = copy_reason("", dlerror());
-    } else {
-        CVaultSecret_Functions table;
-        bool complete = true;
-        (void)dlerror();
-#define CVAULTSECRET_RESOLVE(ret, name, params)                                     \
-    if (complete) {                                                                 \
-        void *symbol = dlsym(handle, #name);                                        \
-        if (symbol == NULL) {                                                       \
-            reason = copy_reason(soname, ": missing " #name);                       \
-            complete = false;                                                       \
-        } else {                                                                    \
-            /* POSIX guarantees that dlsym's result converts to a function pointer. */ \
-            memcpy(&table.name, &symbol, sizeof symbol);                            \
-        }                                                                           \
-    }
-        CVAULTSECRET_FUNCTIONS(CVAULTSECRET_RESOLVE)
-#undef CVAULTSECRET_RESOLVE
-        if (complete && !loaded) {
-            fn = table;
-            loaded = true;  // the handle stays open for the life of the process
-        } else {
-            dlclose(handle);  // incomplete, or a second reference to a library in use
-        }
+    // even after another name loaded; the first complete library stays in use.
+    CVaultSecret_Functions table;
+    void *handle = NULL;
+    char *reason = CVAULTLOADER_OPEN(soname, CVaultSecret_Functions, &table, &handle);
+    if (reason == NULL && !loaded) {
+        fn = table;
+        loaded = true;  // the handle stays open for the life of the process
+    } else if (reason == NULL) {
+        dlclose(handle);  // a second reference to a library in use
     }
     pthread_mutex_unlock(&load_lock);
     return reason;
@@ -222,91 +190,11 @@ void CVaultSecret_CollectionUnref(CVaultSecret_Collection *_Nullable collection)
     if (collection != NULL) fn.g_object_unref(collection);
 }
 
-// Moves a GList's references into a malloc'd array (NULL when empty) and frees the list.
-static void **list_to_array(CVaultSecret_GListLayout *list, size_t *count) {
-    size_t length = 0;
-    for (CVaultSecret_GListLayout *node = list; node != NULL; node = node->next) length++;
-    *count = length;
-    if (length == 0) {
-        fn.g_list_free(list);
-        return NULL;
-    }
-    void **array = malloc(length * sizeof *array);
-    if (array == NULL) abort();  // as GLib does when memory is exhausted
-    size_t index = 0;
-    for (CVaultSecret_GListLayout *node = list; node != NULL; node = node->next) array[index++] = node->data;
-    fn.g_list_free(list);
-    return array;
-}
-
-CVaultSecret_Collection *_Nonnull *_Nullable CVaultSecret_ServiceCollections(
-    CVaultSecret_Deadline *_Nonnull deadline, size_t *_Nonnull count,
-    CVaultSecret_Error *_Nullable *_Nonnull error) {
-    *count = 0;
-    struct CVaultSecret_SecretService *proxy = fn.secret_service_open_sync(
-        fn.secret_service_get_type(), NULL, CVAULTSECRET_SECRET_SERVICE_LOAD_COLLECTIONS,
-        CANCELLABLE(deadline), GERROR_OUT(error));
-    if (proxy == NULL) return NULL;
-    void **collections = list_to_array(fn.secret_service_get_collections(proxy), count);
-    fn.g_object_unref(proxy);  // each collection holds its own reference to the service
-    return (CVaultSecret_Collection **)collections;
-}
-
-CVaultSecret_Item *_Nonnull *_Nullable CVaultSecret_CollectionItems(
-    CVaultSecret_Collection *_Nonnull collection, CVaultSecret_Deadline *_Nonnull deadline,
-    size_t *_Nonnull count, CVaultSecret_Error *_Nullable *_Nonnull error) {
-    *count = 0;
-    struct CVaultSecret_SecretCollection *proxy = (struct CVaultSecret_SecretCollection *)collection;
-    if (!fn.secret_collection_load_items_sync(proxy, CANCELLABLE(deadline), GERROR_OUT(error))) return NULL;
-    return (CVaultSecret_Item **)list_to_array(fn.secret_collection_get_items(proxy), count);
-}
-
 // MARK: Items
 
 #define AS_ITEM(item) ((struct CVaultSecret_SecretItem *)(item))
 #define AS_TABLE(attributes) ((struct CVaultSecret_GHashTable *)(attributes))
 #define AS_VALUE(value) ((struct CVaultSecret_SecretValue *)(value))
-
-CVaultSecret_Item *_Nonnull *_Nullable CVaultSecret_Search(
-    CVaultSecret_Service *_Nonnull service, CVaultSecret_Attributes *_Nonnull attributes,
-    CVaultSecret_Deadline *_Nonnull deadline, size_t *_Nonnull count,
-    CVaultSecret_Error *_Nullable *_Nonnull error) {
-    *count = 0;
-    // No schema, so no xdg:schema attribute is added and items written by any tool match.
-    // SECRET_SEARCH_ALL returns locked items too (so "locked" is never mistaken for "absent");
-    // without SECRET_SEARCH_UNLOCK libsecret never unlocks and never prompts.
-    CVaultSecret_GListLayout *list = fn.secret_service_search_sync(
-        (struct CVaultSecret_SecretService *)service, NULL, AS_TABLE(attributes),
-        CVAULTSECRET_SECRET_SEARCH_ALL, CANCELLABLE(deadline), GERROR_OUT(error));
-    return (CVaultSecret_Item **)list_to_array(list, count);
-}
-
-bool CVaultSecret_ItemIsLocked(CVaultSecret_Item *_Nonnull item) {
-    return fn.secret_item_get_locked(AS_ITEM(item)) != 0;
-}
-
-CVaultSecret_Attributes *_Nullable CVaultSecret_ItemAttributes(CVaultSecret_Item *_Nonnull item) {
-    return (CVaultSecret_Attributes *)fn.secret_item_get_attributes(AS_ITEM(item));
-}
-
-uint64_t CVaultSecret_ItemCreated(CVaultSecret_Item *_Nonnull item) {
-    return fn.secret_item_get_created(AS_ITEM(item));
-}
-
-uint64_t CVaultSecret_ItemModified(CVaultSecret_Item *_Nonnull item) {
-    return fn.secret_item_get_modified(AS_ITEM(item));
-}
-
-CVaultSecret_Value *_Nullable CVaultSecret_ItemCopySecret(
-    CVaultSecret_Item *_Nonnull item, CVaultSecret_Deadline *_Nonnull deadline,
-    CVaultSecret_Error *_Nullable *_Nonnull error) {
-    if (!fn.secret_item_load_secret_sync(AS_ITEM(item), CANCELLABLE(deadline), GERROR_OUT(error))) {
-        return NULL;
-    }
-    // A new reference to the value the item now caches; NULL only if the service sent none,
-    // which a caller treats like a failure without an error.
-    return (CVaultSecret_Value *)fn.secret_item_get_secret(AS_ITEM(item));
-}
 
 CVaultSecret_Item *_Nullable CVaultSecret_ItemCreate(
     CVaultSecret_Collection *_Nonnull collection, CVaultSecret_Attributes *_Nonnull attributes,
@@ -339,6 +227,213 @@ bool CVaultSecret_ItemDelete(
 
 void CVaultSecret_ItemUnref(CVaultSecret_Item *_Nullable item) {
     if (item != NULL) fn.g_object_unref(item);
+}
+
+// MARK: Items by object path
+
+void CVaultSecret_PathsFree(char *_Nullable *_Nullable paths) {
+    if (paths == NULL) return;
+    for (char **path = paths; *path != NULL; path++) fn.g_free(*path);
+    free(paths);
+}
+
+// A malloc'd NULL-terminated array of `count` entries, filled by the caller.
+static char **new_paths(size_t count) {
+    char **paths = calloc(count + 1, sizeof *paths);
+    if (paths == NULL) abort();  // as GLib does when memory is exhausted
+    return paths;
+}
+
+char *_Nullable *_Nullable CVaultSecret_SearchPaths(
+    CVaultSecret_Service *_Nonnull service, CVaultSecret_Attributes *_Nonnull attributes,
+    CVaultSecret_Deadline *_Nonnull deadline, CVaultSecret_Error *_Nullable *_Nonnull error) {
+    // No schema, so items written by any tool match. Locked items are returned too (so "locked"
+    // is never mistaken for "absent"); nothing is unlocked and nothing prompts.
+    char **unlocked = NULL, **locked = NULL;
+    if (!fn.secret_service_search_for_dbus_paths_sync(
+            (struct CVaultSecret_SecretService *)service, NULL, AS_TABLE(attributes), CANCELLABLE(deadline),
+            &unlocked, &locked, GERROR_OUT(error))) {
+        return NULL;
+    }
+    size_t count = 0;
+    for (char **path = unlocked; path != NULL && *path != NULL; path++) count++;
+    for (char **path = locked; path != NULL && *path != NULL; path++) count++;
+    char **paths = new_paths(count);
+    size_t index = 0;
+    // The strings move into the new array; only the two arrays that held them are freed.
+    for (char **path = unlocked; path != NULL && *path != NULL; path++) paths[index++] = *path;
+    for (char **path = locked; path != NULL && *path != NULL; path++) paths[index++] = *path;
+    fn.g_free(unlocked);
+    fn.g_free(locked);
+    return paths;
+}
+
+// Every property of `interface` on the Secret Service's object at `path` (one Properties.GetAll
+// through the shared connection): an a{sv} dictionary the caller releases with g_variant_unref,
+// or NULL with *error set (or unset when not connected).
+static struct CVaultSecret_GVariant *get_all(
+    const char *path, const char *interface, CVaultSecret_Deadline *deadline, CVaultSecret_Error **error) {
+    pthread_mutex_lock(&bus_lock);
+    struct CVaultSecret_GDBusConnection *connection = session_bus;
+    pthread_mutex_unlock(&bus_lock);
+    if (connection == NULL) return NULL;
+    struct CVaultSecret_GVariant *name = fn.g_variant_new_string(interface);
+    struct CVaultSecret_GVariant *arguments = fn.g_variant_new_tuple(&name, 1);  // floating, consumed
+    struct CVaultSecret_GVariant *reply = fn.g_dbus_connection_call_sync(
+        connection, "org.freedesktop.secrets", path, "org.freedesktop.DBus.Properties", "GetAll", arguments, NULL,
+        CVAULTSECRET_G_DBUS_CALL_FLAGS_NO_AUTO_START, -1, CANCELLABLE(deadline), GERROR_OUT(error));
+    if (reply == NULL) return NULL;
+    struct CVaultSecret_GVariant *properties = fn.g_variant_get_child_value(reply, 0);
+    fn.g_variant_unref(reply);
+    return properties;
+}
+
+// The strings of an array-of-strings (or of object paths) variant, as new_paths allocates.
+static char **strings_of(struct CVaultSecret_GVariant *array) {
+    size_t count = array != NULL ? fn.g_variant_n_children(array) : 0;
+    char **paths = new_paths(count);
+    for (size_t index = 0; index < count; index++) {
+        struct CVaultSecret_GVariant *element = fn.g_variant_get_child_value(array, index);
+        paths[index] = fn.g_strdup(fn.g_variant_get_string(element, NULL));
+        fn.g_variant_unref(element);
+    }
+    return paths;
+}
+
+// The property `name` of type `type` in an a{sv} dictionary, or NULL (owned by the caller).
+#define LOOKUP(properties, name, type) \
+    fn.g_variant_lookup_value(properties, name, (const struct CVaultSecret_GVariantType *)(type))
+
+char *_Nullable *_Nullable CVaultSecret_CollectionPaths(
+    CVaultSecret_Deadline *_Nonnull deadline, CVaultSecret_Error *_Nullable *_Nonnull error) {
+    struct CVaultSecret_GVariant *properties =
+        get_all("/org/freedesktop/secrets", "org.freedesktop.Secret.Service", deadline, error);
+    if (properties == NULL) return NULL;
+    struct CVaultSecret_GVariant *collections = LOOKUP(properties, "Collections", "ao");
+    char **paths = strings_of(collections);
+    if (collections != NULL) fn.g_variant_unref(collections);
+    fn.g_variant_unref(properties);
+    return paths;
+}
+
+char *_Nullable *_Nullable CVaultSecret_CollectionItemPaths(
+    const char *_Nonnull collection, CVaultSecret_Deadline *_Nonnull deadline, bool *_Nonnull locked,
+    CVaultSecret_Error *_Nullable *_Nonnull error) {
+    *locked = false;
+    struct CVaultSecret_GVariant *properties = get_all(collection, "org.freedesktop.Secret.Collection", deadline, error);
+    if (properties == NULL) return NULL;
+    struct CVaultSecret_GVariant *flag = LOOKUP(properties, "Locked", "b");
+    if (flag != NULL) {
+        *locked = fn.g_variant_get_boolean(flag) != 0;
+        fn.g_variant_unref(flag);
+    }
+    struct CVaultSecret_GVariant *items = LOOKUP(properties, "Items", "ao");
+    char **paths = strings_of(items);
+    if (items != NULL) fn.g_variant_unref(items);
+    fn.g_variant_unref(properties);
+    return paths;
+}
+
+static uint64_t lookup_time(struct CVaultSecret_GVariant *properties, const char *name) {
+    struct CVaultSecret_GVariant *value = LOOKUP(properties, name, "t");
+    if (value == NULL) return 0;
+    uint64_t seconds = fn.g_variant_get_uint64(value);
+    fn.g_variant_unref(value);
+    return seconds;
+}
+
+CVaultSecret_Attributes *_Nullable CVaultSecret_ItemRead(
+    const char *_Nonnull path, CVaultSecret_Deadline *_Nonnull deadline, bool *_Nonnull locked,
+    uint64_t *_Nonnull created, uint64_t *_Nonnull modified, CVaultSecret_Error *_Nullable *_Nonnull error) {
+    *locked = false;
+    *created = 0;
+    *modified = 0;
+    struct CVaultSecret_GVariant *properties = get_all(path, "org.freedesktop.Secret.Item", deadline, error);
+    if (properties == NULL) return NULL;
+    struct CVaultSecret_GVariant *flag = LOOKUP(properties, "Locked", "b");
+    if (flag != NULL) {
+        *locked = fn.g_variant_get_boolean(flag) != 0;
+        fn.g_variant_unref(flag);
+    }
+    *created = lookup_time(properties, "Created");
+    *modified = lookup_time(properties, "Modified");
+    CVaultSecret_Attributes *attributes = CVaultSecret_AttributesNew();
+    struct CVaultSecret_GVariant *table = LOOKUP(properties, "Attributes", "a{ss}");
+    size_t count = table != NULL ? fn.g_variant_n_children(table) : 0;
+    for (size_t index = 0; index < count; index++) {
+        struct CVaultSecret_GVariant *entry = fn.g_variant_get_child_value(table, index);
+        struct CVaultSecret_GVariant *key = fn.g_variant_get_child_value(entry, 0);
+        struct CVaultSecret_GVariant *value = fn.g_variant_get_child_value(entry, 1);
+        CVaultSecret_AttributesSet(attributes, fn.g_variant_get_string(key, NULL), fn.g_variant_get_string(value, NULL));
+        fn.g_variant_unref(value);
+        fn.g_variant_unref(key);
+        fn.g_variant_unref(entry);
+    }
+    if (table != NULL) fn.g_variant_unref(table);
+    fn.g_variant_unref(properties);
+    return attributes;
+}
+
+CVaultSecret_Value *_Nullable CVaultSecret_SecretForPath(
+    CVaultSecret_Service *_Nonnull service, const char *_Nonnull path, CVaultSecret_Deadline *_Nonnull deadline,
+    CVaultSecret_Error *_Nullable *_Nonnull error) {
+    return (CVaultSecret_Value *)fn.secret_service_get_secret_for_dbus_path_sync(
+        (struct CVaultSecret_SecretService *)service, path, CANCELLABLE(deadline), GERROR_OUT(error));
+}
+
+bool CVaultSecret_SessionOpen(
+    CVaultSecret_Service *_Nonnull service, CVaultSecret_Deadline *_Nonnull deadline,
+    CVaultSecret_Error *_Nullable *_Nonnull error) {
+    return fn.secret_service_ensure_session_sync(
+        (struct CVaultSecret_SecretService *)service, CANCELLABLE(deadline), GERROR_OUT(error));
+}
+
+struct CVaultSecret_SessionOpening {
+    pthread_t thread;
+    CVaultSecret_Service *service;
+    CVaultSecret_Deadline *deadline;
+    CVaultSecret_Error *error;  // written by the thread, read after the join
+    bool opened;
+};
+
+static void *open_session(void *argument) {
+    struct CVaultSecret_SessionOpening *opening = argument;
+    // libsecret's _sync calls run a main context of their own on the calling thread, and the
+    // service guards its session with a lock: a search on another thread meanwhile is safe.
+    opening->opened = CVaultSecret_SessionOpen(opening->service, opening->deadline, &opening->error);
+    return NULL;
+}
+
+CVaultSecret_SessionOpening *_Nullable CVaultSecret_SessionOpenStart(
+    CVaultSecret_Service *_Nonnull service, CVaultSecret_Deadline *_Nonnull deadline) {
+    struct CVaultSecret_SessionOpening *opening = calloc(1, sizeof *opening);
+    if (opening == NULL) return NULL;
+    opening->service = service;
+    opening->deadline = deadline;
+    int failed = pthread_create(&opening->thread, NULL, open_session, opening);
+    if (failed != 0) {
+        free(opening);
+        errno = failed;
+        return NULL;
+    }
+    return opening;
+}
+
+bool CVaultSecret_SessionOpenFinish(
+    CVaultSecret_SessionOpening *_Nonnull opening, CVaultSecret_Error *_Nullable *_Nonnull error) {
+    pthread_join(opening->thread, NULL);
+    bool opened = opening->opened;
+    *error = opening->error;
+    free(opening);
+    return opened;
+}
+
+CVaultSecret_Item *_Nullable CVaultSecret_ItemForPath(
+    CVaultSecret_Service *_Nonnull service, const char *_Nonnull path, CVaultSecret_Deadline *_Nonnull deadline,
+    CVaultSecret_Error *_Nullable *_Nonnull error) {
+    return (CVaultSecret_Item *)fn.secret_item_new_for_dbus_path_sync(
+        (struct CVaultSecret_SecretService *)service, path, CVAULTSECRET_SECRET_ITEM_NONE, CANCELLABLE(deadline),
+        GERROR_OUT(error));
 }
 
 // MARK: Values

@@ -33,11 +33,10 @@ typedef struct CVaultSecret_GListLayout {
 
 // Enum values the shim passes (libsecret/secret-types.h, secret-service.h, secret-item.h,
 // secret-collection.h; gio/gioenums.h).
-#define CVAULTSECRET_SECRET_SEARCH_ALL (1u << 1)       // SECRET_SEARCH_ALL: locked items too
 #define CVAULTSECRET_SECRET_SERVICE_NONE 0u            // SECRET_SERVICE_NONE
-#define CVAULTSECRET_SECRET_SERVICE_LOAD_COLLECTIONS (1u << 2)  // SECRET_SERVICE_LOAD_COLLECTIONS
 #define CVAULTSECRET_SECRET_COLLECTION_NONE 0u         // SECRET_COLLECTION_NONE
 #define CVAULTSECRET_SECRET_ITEM_CREATE_NONE 0u        // SECRET_ITEM_CREATE_NONE: never replace
+#define CVAULTSECRET_SECRET_ITEM_NONE 0u               // SECRET_ITEM_NONE: no secret loaded
 #define CVAULTSECRET_G_BUS_TYPE_SESSION 2              // G_BUS_TYPE_SESSION
 #define CVAULTSECRET_G_DBUS_CALL_FLAGS_NO_AUTO_START 1u // G_DBUS_CALL_FLAGS_NO_AUTO_START
 
@@ -57,6 +56,7 @@ typedef struct CVaultSecret_GListLayout {
 #define CVAULTSECRET_STANDIN_SecretCollectionFlags unsigned int
 #define CVAULTSECRET_STANDIN_SecretSearchFlags unsigned int
 #define CVAULTSECRET_STANDIN_SecretItemCreateFlags unsigned int
+#define CVAULTSECRET_STANDIN_SecretItemFlags unsigned int
 #define CVAULTSECRET_STANDIN_GHashFunc unsigned int (*)(const void *)
 #define CVAULTSECRET_STANDIN_GEqualFunc int (*)(const void *, const void *)
 #define CVAULTSECRET_STANDIN_GDestroyNotify void (*)(void *)
@@ -90,6 +90,7 @@ typedef struct CVaultSecret_GListLayout {
 #define CVAULTSECRET_T_SecretCollectionFlags SecretCollectionFlags
 #define CVAULTSECRET_T_SecretSearchFlags SecretSearchFlags
 #define CVAULTSECRET_T_SecretItemCreateFlags SecretItemCreateFlags
+#define CVAULTSECRET_T_SecretItemFlags SecretItemFlags
 #define CVAULTSECRET_T_GHashFunc GHashFunc
 #define CVAULTSECRET_T_GEqualFunc GEqualFunc
 #define CVAULTSECRET_T_GDestroyNotify GDestroyNotify
@@ -132,19 +133,21 @@ struct CVaultSecret_SecretSchema;
 #define CVAULTSECRET_T_SecretCollectionFlags CVAULTSECRET_STANDIN_SecretCollectionFlags
 #define CVAULTSECRET_T_SecretSearchFlags CVAULTSECRET_STANDIN_SecretSearchFlags
 #define CVAULTSECRET_T_SecretItemCreateFlags CVAULTSECRET_STANDIN_SecretItemCreateFlags
+#define CVAULTSECRET_T_SecretItemFlags CVAULTSECRET_STANDIN_SecretItemFlags
 #define CVAULTSECRET_T_GHashFunc CVAULTSECRET_STANDIN_GHashFunc
 #define CVAULTSECRET_T_GEqualFunc CVAULTSECRET_STANDIN_GEqualFunc
 #define CVAULTSECRET_T_GDestroyNotify CVAULTSECRET_STANDIN_GDestroyNotify
 #endif
 
 // Every function the shim resolves with dlsym: X(return type, name, (parameter types)).
+// The *_for_dbus_path(s) functions are in libsecret's "unstable" secret-paths.h (present and
+// unchanged since 0.7); a libsecret without them fails CVaultSecret_Load with its name.
 // GLib's functions resolve through libsecret's handle, which carries its dependencies.
 #define CVAULTSECRET_FUNCTIONS(X)                                                              \
     X(void, g_free, (void *))                                                                  \
     X(void, g_error_free, (CVAULTSECRET_T_GError *))                                           \
     X(const char *, g_quark_to_string, (CVAULTSECRET_T_GQuark))                                \
     X(void, g_object_unref, (void *))                                                          \
-    X(void, g_list_free, (CVAULTSECRET_T_GList *))                                             \
     X(char *, g_strdup, (const char *))                                                        \
     X(unsigned int, g_str_hash, (const void *))                                                \
     X(CVAULTSECRET_T_gboolean, g_str_equal, (const void *, const void *))                      \
@@ -174,35 +177,16 @@ struct CVaultSecret_SecretSchema;
     X(CVAULTSECRET_T_gboolean, g_variant_get_boolean, (CVAULTSECRET_T_GVariant *))             \
     X(char *, secret_collection_get_label, (CVAULTSECRET_T_SecretCollection *))                \
     X(void, g_variant_unref, (CVAULTSECRET_T_GVariant *))                                      \
-    X(CVAULTSECRET_T_GType, secret_service_get_type, (void))                                   \
-    X(CVAULTSECRET_T_SecretService *, secret_service_open_sync,                                \
-      (CVAULTSECRET_T_GType, const char *, CVAULTSECRET_T_SecretServiceFlags,                  \
-       CVAULTSECRET_T_GCancellable *, CVAULTSECRET_T_GError **))                               \
     X(CVAULTSECRET_T_SecretService *, secret_service_get_sync,                                 \
       (CVAULTSECRET_T_SecretServiceFlags, CVAULTSECRET_T_GCancellable *, CVAULTSECRET_T_GError **)) \
     X(CVAULTSECRET_T_SecretCollection *, secret_collection_for_alias_sync,                     \
       (CVAULTSECRET_T_SecretService *, const char *, CVAULTSECRET_T_SecretCollectionFlags,     \
        CVAULTSECRET_T_GCancellable *, CVAULTSECRET_T_GError **))                               \
     X(CVAULTSECRET_T_gboolean, secret_collection_get_locked, (CVAULTSECRET_T_SecretCollection *)) \
-    X(CVAULTSECRET_T_GList *, secret_service_get_collections, (CVAULTSECRET_T_SecretService *)) \
-    X(CVAULTSECRET_T_gboolean, secret_collection_load_items_sync,                              \
-      (CVAULTSECRET_T_SecretCollection *, CVAULTSECRET_T_GCancellable *, CVAULTSECRET_T_GError **)) \
-    X(CVAULTSECRET_T_GList *, secret_collection_get_items, (CVAULTSECRET_T_SecretCollection *)) \
     X(void, secret_service_disconnect, (void))                                                 \
     X(CVAULTSECRET_T_gint, secret_service_unlock_sync,                                         \
       (CVAULTSECRET_T_SecretService *, CVAULTSECRET_T_GList *, CVAULTSECRET_T_GCancellable *,   \
        CVAULTSECRET_T_GList **, CVAULTSECRET_T_GError **))                                     \
-    X(CVAULTSECRET_T_GList *, secret_service_search_sync,                                      \
-      (CVAULTSECRET_T_SecretService *, const CVAULTSECRET_T_SecretSchema *,                    \
-       CVAULTSECRET_T_GHashTable *, CVAULTSECRET_T_SecretSearchFlags,                          \
-       CVAULTSECRET_T_GCancellable *, CVAULTSECRET_T_GError **))                               \
-    X(CVAULTSECRET_T_gboolean, secret_item_get_locked, (CVAULTSECRET_T_SecretItem *))          \
-    X(CVAULTSECRET_T_GHashTable *, secret_item_get_attributes, (CVAULTSECRET_T_SecretItem *))  \
-    X(CVAULTSECRET_T_guint64, secret_item_get_created, (CVAULTSECRET_T_SecretItem *))          \
-    X(CVAULTSECRET_T_guint64, secret_item_get_modified, (CVAULTSECRET_T_SecretItem *))         \
-    X(CVAULTSECRET_T_gboolean, secret_item_load_secret_sync,                                   \
-      (CVAULTSECRET_T_SecretItem *, CVAULTSECRET_T_GCancellable *, CVAULTSECRET_T_GError **))  \
-    X(CVAULTSECRET_T_SecretValue *, secret_item_get_secret, (CVAULTSECRET_T_SecretItem *))     \
     X(CVAULTSECRET_T_SecretItem *, secret_item_create_sync,                                    \
       (CVAULTSECRET_T_SecretCollection *, const CVAULTSECRET_T_SecretSchema *,                 \
        CVAULTSECRET_T_GHashTable *, const char *, CVAULTSECRET_T_SecretValue *,                \
@@ -219,6 +203,23 @@ struct CVaultSecret_SecretSchema;
     X(CVAULTSECRET_T_SecretValue *, secret_value_new_full,                                     \
       (char *, CVAULTSECRET_T_gssize, const char *, CVAULTSECRET_T_GDestroyNotify))            \
     X(const char *, secret_value_get, (CVAULTSECRET_T_SecretValue *, CVAULTSECRET_T_gsize *))  \
-    X(void, secret_value_unref, (void *))
+    X(void, secret_value_unref, (void *))                                                      \
+    X(CVAULTSECRET_T_GVariant *, g_variant_lookup_value,                                       \
+      (CVAULTSECRET_T_GVariant *, const char *, const CVAULTSECRET_T_GVariantType *))          \
+    X(CVAULTSECRET_T_gsize, g_variant_n_children, (CVAULTSECRET_T_GVariant *))                 \
+    X(const char *, g_variant_get_string, (CVAULTSECRET_T_GVariant *, CVAULTSECRET_T_gsize *)) \
+    X(CVAULTSECRET_T_guint64, g_variant_get_uint64, (CVAULTSECRET_T_GVariant *))               \
+    X(CVAULTSECRET_T_gboolean, secret_service_search_for_dbus_paths_sync,                      \
+      (CVAULTSECRET_T_SecretService *, const CVAULTSECRET_T_SecretSchema *,                    \
+       CVAULTSECRET_T_GHashTable *, CVAULTSECRET_T_GCancellable *, char ***, char ***,         \
+       CVAULTSECRET_T_GError **))                                                              \
+    X(CVAULTSECRET_T_SecretValue *, secret_service_get_secret_for_dbus_path_sync,              \
+      (CVAULTSECRET_T_SecretService *, const char *, CVAULTSECRET_T_GCancellable *,            \
+       CVAULTSECRET_T_GError **))                                                              \
+    X(CVAULTSECRET_T_SecretItem *, secret_item_new_for_dbus_path_sync,                         \
+      (CVAULTSECRET_T_SecretService *, const char *, CVAULTSECRET_T_SecretItemFlags,           \
+       CVAULTSECRET_T_GCancellable *, CVAULTSECRET_T_GError **))                               \
+    X(CVAULTSECRET_T_gboolean, secret_service_ensure_session_sync,                             \
+      (CVAULTSECRET_T_SecretService *, CVAULTSECRET_T_GCancellable *, CVAULTSECRET_T_GError **))
 
 #endif

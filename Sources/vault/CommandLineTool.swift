@@ -21,7 +21,14 @@ enum CommandLineTool {
                 return ExitStatus.success
             }
             if parsed.help {
-                StandardIO.print(HelpText.forCommand(command))
+                var text = HelpText.forCommand(command)
+                if command.name == "rm",
+                    let note = StoreFactory(options: parsed.global, environment: environment(), prompt: nil)
+                        .deletionNote()
+                {
+                    text += "\n" + note
+                }
+                StandardIO.print(text)
                 return ExitStatus.success
             }
             let environment = environment()

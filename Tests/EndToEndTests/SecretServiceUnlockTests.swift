@@ -12,7 +12,6 @@ struct SecretServiceUnlockTests {
     @Test("a wallet opened at login (pamOpen) that reports itself locked is unlocked; a closed one is exit 4")
     func kwalletOpenedAtLogin() throws {
         try requireComponent(findExecutable("kwalletd5") == nil ? "kwalletd5 is not installed" : nil)
-        let root = try #require(packageRoot())
         let script = """
             set -u
             vault() { timeout 60 "$VAULT_BINARY" --backend secret-service "$@"; }
@@ -29,21 +28,11 @@ struct SecretServiceUnlockTests {
             done
             vault get a >"$OUT/opened.out" 2>"$OUT/opened.err"; echo "$?" >"$OUT/opened.status"
             """
-        let out = try makeTemporaryDirectory()
-        defer { removeTemporaryDirectory(out) }
-        var environment = ProcessInfo.processInfo.environment
-        environment["VAULT_BINARY"] = VaultRunner.binary
-        environment["OUT"] = out.path
-        environment["VAULT_SERVICE"] = "vault-e2e-unlock"
-        environment.removeValue(forKey: "DISPLAY")
-        let result = try runTool(
-            "/bin/sh", [root.appendingPathComponent("Tests/with-kwallet.sh").path, "sh", "-c", script],
-            environment: environment)
-        try #require(result.status == 0, "the script failed (\(result.status)): \(result.stderr)")
-        func read(_ name: String) -> String {
-            ((try? String(contentsOf: out.appendingPathComponent(name), encoding: .utf8)) ?? "")
-                .trimmingCharacters(in: .whitespacesAndNewlines)
-        }
+        let run = try HarnessScript(
+            ["Tests/with-kwallet.sh"], script: script, environment: ["VAULT_SERVICE": "vault-e2e-unlock"],
+            unset: ["DISPLAY"])
+        defer { run.cleanUp() }
+        let read = run.read
         #expect(read("closed.status") == "4", "closed wallet: \(read("closed.err"))")
         #expect(read("closed.err").contains("locked"), "\(read("closed.err"))")
         #expect((Int(read("closed.ms")) ?? .max) < 5_000, "a closed wallet took \(read("closed.ms")) ms")

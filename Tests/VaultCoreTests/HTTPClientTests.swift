@@ -31,6 +31,20 @@ struct HTTPClientTests {
         #expect(json["headers"]?["x-custom"]?.string == "one two")
     }
 
+    @Test("one client's requests share a kept-alive connection, and none inherits the last one's options")
+    func connectionReuse() throws {
+        let server = try HTTPTestServer.shared()
+        let post = try send(.json("PUT", server.base + "/echo/first", .object([("a", .string([1]))]))).json()
+        let get = try send(HTTPRequest(method: "GET", url: server.base + "/echo/second")).json()
+        #expect(get["method"]?.string == "GET")
+        #expect(get["headers"]?["content-type"] == nil)
+        #expect(get["body_base64"]?.string == "")
+        let port = try #require(post["client_port"]?.integer)
+        #expect(get["client_port"]?.integer == port, "the second request reused the first one's connection")
+        let other = try send(HTTPRequest(method: "GET", url: server.base + "/echo/third"), client: HTTPClient()).json()
+        #expect(other["client_port"]?.integer != port, "another client has a connection of its own")
+    }
+
     @Test("a form POST is url-encoded, byte for byte")
     func formPost() throws {
         let server = try HTTPTestServer.shared()

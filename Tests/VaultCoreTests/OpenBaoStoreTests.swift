@@ -98,6 +98,42 @@ struct OpenBaoStoreTests {
         #expect(try store.read(b.name)?.value == [4])
     }
 
+    @Test("ls lists the same with one detailed scan as with a listing and a metadata read per secret")
+    func scanAndFallback() throws {
+        let server = try OpenBaoDevServer.shared()
+        let mount = try server.freshMount()
+        defer { server.dropMount(mount) }
+        let store = OpenBaoStore.testStore(server, mount: mount)
+        for (service, name) in [("s", "a"), ("s", "dir/b"), ("s", "a/../b"), ("t", "c"), ("with/slash", "d")] {
+            var written = try record(service, name, [1])
+            written.metadata.expires = Timestamp(secondsSince1970: 1_900_000_000)
+            try store.write(written)
+        }
+        try store.write(try record("s", "gone", [2]))
+        let deleted = try server.bao(["kv", "delete", "-mount=\(mount)", "vault/s/gone"])
+        try #require(deleted.status == 0, "\(deleted.stderr)")
+
+        // A token that may list and read but not scan: the store lists folder by folder.
+        let policy = "path \"\(mount)/*\" { capabilities = [\"read\", \"list\"] }"
+        let written = try runTool(
+            server.bao, ["policy", "write", "list-\(mount)", "-"], input: Array(policy.utf8),
+            environment: server.environment)
+        try #require(written.status == 0, "\(written.stderr)")
+        let token = try server.bao(["token", "create", "-policy=list-\(mount)", "-field=token"]).stdoutText
+        let limited = OpenBaoStore.testStore(server, mount: mount, token: token)
+
+        let deadline = HTTPDeadline(seconds: 10)
+        #expect(try store.scan(service: nil, deadline: deadline) != nil, "the root token may scan")
+        #expect(try limited.scan(service: nil, deadline: deadline) == nil, "this token may not")
+        for service in [nil, "s", "with/slash", "empty"] {
+            let scanned = try store.list(service: service)
+            #expect(scanned == (try limited.list(service: service)), "service \(service ?? "(all)")")
+            #expect(scanned.allSatisfy { $0.metadata.expires == Timestamp(secondsSince1970: 1_900_000_000) })
+        }
+        #expect(try store.list(service: nil).map(\.name.account) == ["a", "a/../b", "dir/b", "c", "d"])
+        #expect(try store.list(service: "empty").isEmpty)
+    }
+
     @Test("a write that raced another writer fails with a conflict instead of losing its update")
     func checkAndSet() throws {
         let server = try OpenBaoDevServer.shared()

@@ -42,8 +42,15 @@ struct SecretServiceMappingTests {
             (remote("org.freedesktop.DBus.Error.AccessDenied", ""), .cannotUnlock, "approve vault"),
             (remote("org.freedesktop.Secret.Error.NoSuchObject", "gone"), .other, "an item went away"),
             (
+                remote(
+                    "org.freedesktop.DBus.Error.InvalidArgs",
+                    "Interface org.freedesktop.Secret.Item was not found in object /org/freedesktop/secrets/collection/c/1"
+                ),
+                .other, "an item went away"
+            ),
+            (
                 remote("org.freedesktop.DBus.Error.Failed", "createDLGroup failed: maybe libqca-ossl is missing"),
-                .other, "the provider said: createDLGroup failed: maybe libqca-ossl is missing"
+                .unavailable, "KWallet lacks QCA's OpenSSL plug-in; install libqca-qt5-2-plugins"
             ),
         ]
         for (error, code, text) in cases {

@@ -85,9 +85,24 @@ typedef struct CVaultHTTP_Result {
     size_t bodyLength;
 } CVaultHTTP_Result;
 
-/// Performs the request and fills `result` (which it first zeroes). Blocking, thread-safe (each
-/// call uses its own curl handle). Redirects are never followed: a 3xx is returned as is.
-void CVaultHTTP_Perform(const CVaultHTTP_Request *_Nonnull request, CVaultHTTP_Result *_Nonnull result);
+/// A connection kept between requests: one curl handle, whose open connections (HTTP keep-alive)
+/// and TLS sessions later requests to the same server reuse. A command that makes many requests
+/// (listing 1,000 secrets) then pays for one connection, not 1,000.
+typedef struct CVaultHTTP_Session CVaultHTTP_Session;
+
+/// A new session; no libcurl call is made until its first request. Free it with
+/// CVaultHTTP_SessionFree. Aborts when out of memory.
+CVaultHTTP_Session *_Nonnull CVaultHTTP_SessionCreate(void);
+
+/// Closes the session's connections and frees it.
+void CVaultHTTP_SessionFree(CVaultHTTP_Session *_Nonnull session);
+
+/// Performs the request on the session's handle and fills `result` (which it first zeroes).
+/// Blocking; thread-safe (requests on one session wait for each other). Every option is set
+/// afresh for each request. Redirects are never followed: a 3xx is returned as is.
+void CVaultHTTP_Perform(
+    CVaultHTTP_Session *_Nonnull session, const CVaultHTTP_Request *_Nonnull request,
+    CVaultHTTP_Result *_Nonnull result);
 
 /// Wipes and frees the result's body and headers. Safe to call twice.
 void CVaultHTTP_ResultClear(CVaultHTTP_Result *_Nonnull result);

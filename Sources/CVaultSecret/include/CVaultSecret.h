@@ -109,45 +109,8 @@ bool CVaultSecret_CollectionUnlock(
     CVaultSecret_Service *_Nonnull service, CVaultSecret_Collection *_Nonnull collection,
     CVaultSecret_Deadline *_Nonnull deadline, CVaultSecret_Error *_Nullable *_Nonnull error);
 void CVaultSecret_CollectionUnref(CVaultSecret_Collection *_Nullable collection);
-/// Every collection the service has, locked or not, as it is now: read through a service proxy
-/// of its own (secret_service_open_sync), because the shared proxy's collections keep the item
-/// lists they first read when a provider (KeePassXC, KWallet) does not signal changes.
-/// Returns a malloc'd array of *count references, each owned by the caller
-/// (CVaultSecret_CollectionUnref), the array freed with free(). NULL with *count == 0 when there
-/// is none; NULL with *error set on failure.
-CVaultSecret_Collection *_Nonnull *_Nullable CVaultSecret_ServiceCollections(
-    CVaultSecret_Deadline *_Nonnull deadline, size_t *_Nonnull count,
-    CVaultSecret_Error *_Nullable *_Nonnull error);
-/// Every item of the collection (secret_collection_load_items_sync), owned as
-/// CVaultSecret_Search's result is. Exists because some providers (KeePassXC) answer a search
-/// without attributes with nothing.
-CVaultSecret_Item *_Nonnull *_Nullable CVaultSecret_CollectionItems(
-    CVaultSecret_Collection *_Nonnull collection, CVaultSecret_Deadline *_Nonnull deadline,
-    size_t *_Nonnull count, CVaultSecret_Error *_Nullable *_Nonnull error);
-
 // MARK: Items
 
-/// Finds the items, locked or not, in every collection whose attributes include all of
-/// `attributes` (no schema: items of any schema match). Never unlocks and never prompts.
-/// Returns a malloc'd array of *count item references, each owned by the caller
-/// (CVaultSecret_ItemUnref), the array itself freed with free(). On failure returns NULL with
-/// *error set; when nothing matches returns NULL with *count == 0 and *error NULL.
-CVaultSecret_Item *_Nonnull *_Nullable CVaultSecret_Search(
-    CVaultSecret_Service *_Nonnull service, CVaultSecret_Attributes *_Nonnull attributes,
-    CVaultSecret_Deadline *_Nonnull deadline, size_t *_Nonnull count,
-    CVaultSecret_Error *_Nullable *_Nonnull error);
-bool CVaultSecret_ItemIsLocked(CVaultSecret_Item *_Nonnull item);
-/// The item's attributes: a new reference the caller releases with CVaultSecret_AttributesUnref,
-/// or NULL if the service sent none.
-CVaultSecret_Attributes *_Nullable CVaultSecret_ItemAttributes(CVaultSecret_Item *_Nonnull item);
-/// Creation and modification times in seconds since 1970, or 0 if unknown.
-uint64_t CVaultSecret_ItemCreated(CVaultSecret_Item *_Nonnull item);
-uint64_t CVaultSecret_ItemModified(CVaultSecret_Item *_Nonnull item);
-/// Fetches the item's secret from the service. The caller owns the returned value and
-/// releases it with CVaultSecret_ValueWipeAndUnref; NULL with *error set on failure.
-CVaultSecret_Value *_Nullable CVaultSecret_ItemCopySecret(
-    CVaultSecret_Item *_Nonnull item, CVaultSecret_Deadline *_Nonnull deadline,
-    CVaultSecret_Error *_Nullable *_Nonnull error);
 /// Creates an item in `collection` (never replacing one). The caller owns the result.
 CVaultSecret_Item *_Nullable CVaultSecret_ItemCreate(
     CVaultSecret_Collection *_Nonnull collection, CVaultSecret_Attributes *_Nonnull attributes,
@@ -198,5 +161,63 @@ const char *_Nonnull *_Nonnull CVaultSecret_AttributeNames(
     CVaultSecret_Attributes *_Nonnull attributes, size_t *_Nonnull count);
 void CVaultSecret_AttributeNamesFree(const char *_Nonnull *_Nullable names);
 void CVaultSecret_AttributesUnref(CVaultSecret_Attributes *_Nullable attributes);
+
+// MARK: Items by object path
+// The fast path: an item is its D-Bus object path, its properties are read with one
+// Properties.GetAll, and its secret with one GetSecrets, where a libsecret item proxy costs five
+// calls (match rules, name owner, GetAll) before it is used. A proxy is made only to change an item.
+
+/// Frees an array of object paths returned below (each path, then the array). NULL is ignored.
+void CVaultSecret_PathsFree(char *_Nullable *_Nullable paths);
+/// The paths of the items, locked or not, whose attributes include all of `attributes`
+/// (secret_service_search_for_dbus_paths_sync: one SearchItems, no proxies): a NULL-terminated
+/// array the caller frees with CVaultSecret_PathsFree, unlocked items first. NULL with *error
+/// set on failure.
+char *_Nullable *_Nullable CVaultSecret_SearchPaths(
+    CVaultSecret_Service *_Nonnull service, CVaultSecret_Attributes *_Nonnull attributes,
+    CVaultSecret_Deadline *_Nonnull deadline, CVaultSecret_Error *_Nullable *_Nonnull error);
+/// The paths of every collection the service has (its Collections property, read now), as
+/// CVaultSecret_SearchPaths returns them. Call after CVaultSecret_SessionBusConnect.
+char *_Nullable *_Nullable CVaultSecret_CollectionPaths(
+    CVaultSecret_Deadline *_Nonnull deadline, CVaultSecret_Error *_Nullable *_Nonnull error);
+/// The paths of the items of the collection at `collection` and whether it is locked (its
+/// Items and Locked properties, read now), as CVaultSecret_SearchPaths returns them.
+char *_Nullable *_Nullable CVaultSecret_CollectionItemPaths(
+    const char *_Nonnull collection, CVaultSecret_Deadline *_Nonnull deadline, bool *_Nonnull locked,
+    CVaultSecret_Error *_Nullable *_Nonnull error);
+/// The properties of the item at `path` in one call: whether it is locked, its creation and
+/// modification times (seconds since 1970, 0 if unknown), and its attributes, returned as a
+/// new table the caller releases with CVaultSecret_AttributesUnref. NULL with *error set on
+/// failure. Call after CVaultSecret_SessionBusConnect.
+CVaultSecret_Attributes *_Nullable CVaultSecret_ItemRead(
+    const char *_Nonnull path, CVaultSecret_Deadline *_Nonnull deadline, bool *_Nonnull locked,
+    uint64_t *_Nonnull created, uint64_t *_Nonnull modified, CVaultSecret_Error *_Nullable *_Nonnull error);
+/// The secret of the item at `path`, through the service's session (opened on first use and
+/// kept for the process). Owned as CVaultSecret_ItemCopySecret's result is.
+CVaultSecret_Value *_Nullable CVaultSecret_SecretForPath(
+    CVaultSecret_Service *_Nonnull service, const char *_Nonnull path, CVaultSecret_Deadline *_Nonnull deadline,
+    CVaultSecret_Error *_Nullable *_Nonnull error);
+/// Opens the service's session now (secret_service_ensure_session_sync): the key exchange every
+/// transfer of a secret needs, where a provider that cannot encrypt (KWallet without QCA's
+/// OpenSSL plug-in) fails. Kept for the process. False with *error set on failure.
+bool CVaultSecret_SessionOpen(
+    CVaultSecret_Service *_Nonnull service, CVaultSecret_Deadline *_Nonnull deadline,
+    CVaultSecret_Error *_Nullable *_Nonnull error);
+/// A session being opened on a thread of its own. Finish it with CVaultSecret_SessionOpenFinish.
+typedef struct CVaultSecret_SessionOpening CVaultSecret_SessionOpening;
+/// Starts CVaultSecret_SessionOpen on a thread of its own, so that the key exchange (mostly
+/// computation, here and in the provider) overlaps the search that a read makes meanwhile.
+/// `service` and `deadline` must outlive CVaultSecret_SessionOpenFinish. Returns NULL (with
+/// errno set) if the thread cannot start; then the session opens when first needed.
+CVaultSecret_SessionOpening *_Nullable CVaultSecret_SessionOpenStart(
+    CVaultSecret_Service *_Nonnull service, CVaultSecret_Deadline *_Nonnull deadline);
+/// Waits for the thread and frees `opening`: CVaultSecret_SessionOpen's result and error.
+bool CVaultSecret_SessionOpenFinish(
+    CVaultSecret_SessionOpening *_Nonnull opening, CVaultSecret_Error *_Nullable *_Nonnull error);
+/// A proxy for the item at `path`, to change or delete it. The caller owns the result
+/// (CVaultSecret_ItemUnref).
+CVaultSecret_Item *_Nullable CVaultSecret_ItemForPath(
+    CVaultSecret_Service *_Nonnull service, const char *_Nonnull path, CVaultSecret_Deadline *_Nonnull deadline,
+    CVaultSecret_Error *_Nullable *_Nonnull error);
 
 #endif

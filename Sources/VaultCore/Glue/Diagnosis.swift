@@ -37,7 +37,12 @@ public struct Diagnosis {
             kind: .secretService, usable: true, detail: "a Secret Service answers on the session bus")
         let probe = factory.secretServiceProbe()
         switch probe {
-        case .usable: break
+        case .usable:
+            // The probe only looks; a provider can answer it and still fail every transfer.
+            if let problem = factory.secretServiceRoundTripProblem() {
+                secretService.usable = false
+                secretService.detail = "a provider answers but cannot be used: \(problem.message)"
+            }
         case .absent(let problem):
             secretService.usable = false
             secretService.detail = problem.message

@@ -30,6 +30,27 @@ extension StoreFactory {
         }
     }
 
+    /// Why a Secret Service that answers still cannot hand over secrets (a search and the
+    /// session's key exchange fail), or nil if they work; for `vault doctor`.
+    func secretServiceRoundTripProblem() -> VaultError? {
+        guard sessionBusProblem() == nil else { return nil }
+        do throws(VaultError) {
+            try SecretServiceStore.roundTrip(timeout: try timeout())
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    /// What `rm --help` adds when the backend in use is a Secret Service whose provider keeps
+    /// what is deleted (KeePassXC's Recycle Bin), or nil. Asks the bus only when the backend
+    /// is, or `auto` resolves to, the Secret Service.
+    public func deletionNote() -> String? {
+        guard (try? resolvedBackend()) == .secretService, secretServiceProvider() == .keePassXC else { return nil }
+        return "The Secret Service here is KeePassXC: rm moves entries to the database's Recycle Bin (when it is "
+            + "on), so a removed value stays in the database until the bin is emptied.\n"
+    }
+
     /// The program providing the Secret Service, if one can be named (after the bus check).
     func secretServiceProvider() -> SecretServiceProvider? {
         guard sessionBusProblem() == nil, let timeout = try? timeout() else { return nil }

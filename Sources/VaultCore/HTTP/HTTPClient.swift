@@ -9,6 +9,7 @@ import CVaultHTTP
 /// This file is the only importer of the shim: no curl type or C pointer leaves it. libcurl is
 /// loaded on the first request, so commands that never make one pay nothing. Redirects are never
 /// followed: the caller sees a 3xx and decides (OpenBao re-sends its token only to known nodes).
+/// A client and its copies share one connection: requests to the same server reuse it.
 struct HTTPClient: Sendable {
     /// How requests are sent: TLS trust, proxies and the largest body accepted.
     struct Configuration: Sendable, Equatable {
@@ -36,9 +37,20 @@ struct HTTPClient: Sendable {
     static let libraryName = "libcurl.so.4"
 
     let configuration: Configuration
+    private let session = Session()
 
     init(_ configuration: Configuration = Configuration()) {
         self.configuration = configuration
+    }
+
+    /// The shim's session: one curl handle and its open connections, closed with the last copy
+    /// of the client.
+    private final class Session: @unchecked Sendable {
+        // Sendable: the pointer never changes, and the shim serialises the requests made on it
+        // with the session's own lock.
+        let pointer = CVaultHTTP_SessionCreate()
+
+        deinit { CVaultHTTP_SessionFree(pointer) }
     }
 
     /// Loads libcurl once; later calls return the first outcome.
@@ -82,7 +94,7 @@ struct HTTPClient: Sendable {
                                         body: body, bodyLength: length, timeoutMilliseconds: milliseconds,
                                         caFile: caFile, skipVerify: configuration.skipVerify, proxy: proxyURL,
                                         noProxy: noProxy, maxBodyLength: configuration.maxBodyLength)
-                                    CVaultHTTP_Perform(&call, &result)
+                                    CVaultHTTP_Perform(session.pointer, &call, &result)
                                 }
                                 if let body = request.body {
                                     // A non-NULL pointer even for an empty body: it says "send a body".

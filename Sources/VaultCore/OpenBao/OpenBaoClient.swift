@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Talks to an OpenBao or HashiCorp Vault cluster over its HTTP API (`/v1/...`), HA-aware.
 ///
 /// - Every request carries the token in `X-Vault-Token`; the token comes from
@@ -6,6 +10,8 @@
 ///   sealed or a standby without an active node is skipped too.
 /// - A 307/308 redirect (a standby pointing at the active node) is followed only to one of the
 ///   configured addresses, so the token never goes to a host the user did not name.
+/// - A write asks `sys/leader` first and goes to the active node (``preferActiveNode(deadline:)``):
+///   an OpenBao standby answers from a copy of the data that lags the active node's.
 /// - One deadline (`VAULT_TIMEOUT`) bounds everything one store operation does.
 /// - Messages name the server and never the token or a request body.
 final class OpenBaoClient {
@@ -42,15 +48,29 @@ final class OpenBaoClient {
     func deadline() -> HTTPDeadline { HTTPDeadline(seconds: settings.timeout) }
 
     /// Sends an authenticated request for `path` (below `/v1/`, already percent-encoded) and
-    /// returns the answer. 403 and sealed answers become errors; other statuses are returned.
+    /// returns the answer. 403 (unless `refusalIsAnswer`) and sealed answers become errors; other
+    /// statuses are returned.
     func send(
         _ method: String, _ path: String, body: JSONValue? = nil, contentType: String = "application/json",
-        deadline: HTTPDeadline
+        refusalIsAnswer: Bool = false, deadline: HTTPDeadline
     ) throws(VaultError) -> Answer {
         let token = try currentToken(deadline: deadline)
-        let answer = try sendToCluster(
+        var answer = try sendToCluster(
             method, path, body: body, contentType: contentType, token: token, deadline: deadline)
-        guard answer.status == 403 else { return answer }
+        // A KV v2 mount just enabled, or just taken over by a new active node, refuses requests
+        // until it has checked for unversioned data; the server says it resumes shortly.
+        while answer.isUpgrading {
+            guard deadline.remainingMilliseconds > Self.upgradePollMilliseconds else {
+                throw VaultError(
+                    .unavailable,
+                    "\(answer.server): the KV mount \(settings.mount) is still upgrading to versioned data; try again shortly"
+                )
+            }
+            usleep(UInt32(Self.upgradePollMilliseconds * 1000))
+            answer = try sendToCluster(
+                method, path, body: body, contentType: contentType, token: token, deadline: deadline)
+        }
+        guard answer.status == 403, !refusalIsAnswer else { return answer }
         if tokenFromCache, case .appRole(_, _, _, let cacheFile?) = settings.credentials {
             // The cached login token was revoked or its policies changed: log in once more.
             OpenBaoTokenCache(path: cacheFile).remove()
@@ -134,7 +154,43 @@ final class OpenBaoClient {
         return (token, expires)
     }
 
+    /// How long to wait before asking a mount that is upgrading again.
+    private static let upgradePollMilliseconds = 50
+
     // MARK: The cluster
+
+    /// Points the following requests at the active node, when several nodes are configured.
+    ///
+    /// A standby of OpenBao 2.x runs a request on its own copy of the data, which lags the
+    /// active node's, and forwards it only once it tries to write ("horizontal read
+    /// scalability"). A write's check-and-set read, or its metadata patch right after the data
+    /// write, would see a version the standby has not yet received (a patch of metadata it does
+    /// not have yet answers 404). So every write asks `sys/leader` first; if no node knows the
+    /// active one (an election), the requests go where they would have gone.
+    func preferActiveNode(deadline: HTTPDeadline) {
+        let count = settings.addresses.count
+        guard count > 1 else { return }
+        for step in 0..<count {
+            let index = (preferred + step) % count
+            let request = HTTPRequest(
+                method: "GET", url: settings.addresses[index] + "/v1/sys/leader", headers: [], body: nil)
+            guard let response = try? http.send(request, deadline: deadline) else {
+                if deadline.hasPassed { return }
+                continue
+            }
+            guard response.status == 200, let json = try? response.json() else { continue }
+            if json["is_self"]?.bool == true {
+                preferred = index
+                return
+            }
+            guard let leader = json["leader_address"]?.string, !leader.isEmpty else { return }
+            let origin = HTTPURL.origin(of: leader).lowercased()
+            if let active = settings.addresses.firstIndex(where: { HTTPURL.origin(of: $0).lowercased() == origin }) {
+                preferred = active
+            }
+            return
+        }
+    }
 
     private func sendToCluster(
         _ method: String, _ path: String, body: JSONValue?, contentType: String, token: String?,
@@ -162,7 +218,8 @@ final class OpenBaoClient {
                     guard error.isConnectionFailure, !deadline.hasPassed else {
                         throw VaultError(.unavailable, "\(error.vaultError.message); check BAO_ADDR and the server")
                     }
-                    failures.append(error.reason)
+                    // Standbys redirect to a dead active node: name each failure once.
+                    if !failures.contains(error.reason) { failures.append(error.reason) }
                     break
                 }
                 if response.status == 307 || response.status == 308, let location = response.header("Location") {
@@ -217,5 +274,14 @@ final class OpenBaoClient {
     func unexpected(_ answer: Answer, doing what: String) -> VaultError {
         let detail = answer.errors.isEmpty ? "" : ": \(answer.errors)"
         return VaultError(.unavailable, "\(answer.server) answered HTTP \(answer.status) to \(what)\(detail)")
+    }
+}
+
+extension OpenBaoClient.Answer {
+    /// Whether a KV v2 mount answered that it is upgrading from unversioned data.
+    var isUpgrading: Bool {
+        status == 400
+            && (errors.contains("Upgrading from non-versioned to versioned data")
+                || errors.contains("Waiting for the primary to upgrade"))
     }
 }

@@ -58,6 +58,7 @@ public final class OpenBaoStore: SecretStore {
     public func write(_ record: SecretRecord) throws(VaultError) {
         let path = OpenBaoPath.path(of: record.name)
         let deadline = client.deadline()
+        client.preferActiveNode(deadline: deadline)
         let current = try metadata(path, deadline: deadline)
         beforeWrite?()
         var data: [(key: String, value: JSONValue)] = []
@@ -111,6 +112,7 @@ public final class OpenBaoStore: SecretStore {
     public func delete(_ name: SecretName) throws(VaultError) -> Bool {
         let path = OpenBaoPath.path(of: name)
         let deadline = client.deadline()
+        client.preferActiveNode(deadline: deadline)
         guard let current = try metadata(path, deadline: deadline) else { return false }
         let answer = try client.send("DELETE", url("metadata", path), deadline: deadline)
         guard answer.isSuccess else { throw client.unexpected(answer, doing: "deleting \(name)") }
@@ -119,6 +121,9 @@ public final class OpenBaoStore: SecretStore {
 
     public func list(service: String?) throws(VaultError) -> [SecretEntry] {
         let deadline = client.deadline()
+        if let scanned = try scan(service: service, deadline: deadline) {
+            return scanned.sorted { $0.name < $1.name }
+        }
         var services: [String]
         if let service {
             services = [service]
@@ -156,6 +161,11 @@ public final class OpenBaoStore: SecretStore {
         guard answer.status == 200, let data = answer.json?["data"] else {
             throw client.unexpected(answer, doing: "reading the metadata of \(path)")
         }
+        return Self.metadata(data)
+    }
+
+    /// The metadata endpoint's `data` (or one `key_info` entry of a detailed listing).
+    static func metadata(_ data: JSONValue) -> Metadata {
         let version = data["current_version"]?.integer ?? 0
         let current = data["versions"]?[String(version)]
         let deletion = current?["deletion_time"]?.string ?? ""
@@ -165,6 +175,41 @@ public final class OpenBaoStore: SecretStore {
             times: Self.times(
                 custom: data["custom_metadata"], version: version, versionCreated: current?["created_time"]),
             deleted: !deletion.isEmpty || destroyed || version == 0)
+    }
+
+    /// Every secret of `service` (of every service when nil) with its metadata, in one request:
+    /// OpenBao's `SCAN <mount>/detailed-metadata/<folder>` lists a folder recursively with each
+    /// key's metadata. nil when the server does not offer it (HashiCorp Vault, OpenBao before
+    /// 2.1) or the token's policy does not grant `scan` there: the caller then lists the folders
+    /// and reads each secret's metadata, one request per secret.
+    func scan(service: String?, deadline: HTTPDeadline) throws(VaultError) -> [SecretEntry]? {
+        let folder = service.map(OpenBaoPath.folder(service:)) ?? OpenBaoPath.root
+        let answer = try client.send(
+            "GET", url("detailed-metadata", folder) + "/?scan=true", refusalIsAnswer: true, deadline: deadline)
+        // A folder with nothing in it answers without keys.
+        guard answer.status == 200, let data = answer.json?["data"] else { return nil }
+        guard case .array(let keys)? = data["keys"], case .object(let infos)? = data["key_info"] else { return [] }
+        let info = Dictionary(infos.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
+        var entries: [SecretEntry] = []
+        for case .string(let bytes) in keys {
+            let key = String(decoding: bytes, as: UTF8.self)
+            guard let found = info[key] else { continue }
+            let name: SecretName?
+            if let service {
+                name = OpenBaoPath.name(service: service, key: key)
+            } else {
+                let parts = key.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
+                name =
+                    parts.count == 2
+                    ? OpenBaoPath.service(segment: String(parts[0])).flatMap {
+                        OpenBaoPath.name(service: $0, key: String(parts[1]))
+                    } : nil
+            }
+            let meta = Self.metadata(found)
+            guard let name, !meta.deleted else { continue }
+            entries.append(SecretEntry(name: name, metadata: meta.times))
+        }
+        return entries
     }
 
     /// The keys of a folder (`LIST <mount>/metadata/<folder>/`): names, and folders ending in `/`.

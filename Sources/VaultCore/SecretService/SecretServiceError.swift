@@ -116,6 +116,13 @@ extension VaultError {
                 "the Secret Service refused vault access while \(action); approve vault in the provider "
                     + "(KeePassXC asks in a dialog, or allow it in its Secret Service settings) and retry")
         }
+        if isMissingEncryption(error) {
+            return VaultError(
+                .unavailable,
+                "the Secret Service provider cannot encrypt secrets to hand them over while \(action): KWallet "
+                    + "lacks QCA's OpenSSL plug-in; install libqca-qt5-2-plugins (or your system's QCA OpenSSL "
+                    + "plug-in) and restart kwalletd, or use --backend file")
+        }
         if isVanished(error) {
             return VaultError(.other, "an item went away while \(action) (another program changed the keyring); retry")
         }
@@ -130,11 +137,19 @@ extension VaultError {
     }
 
     /// Whether the error says the object at a path no longer exists: gnome-keyring answers
-    /// UnknownMethod for a deleted item's path, KWallet and KeePassXC NoSuchObject.
+    /// UnknownMethod for a deleted item's path, KWallet and KeePassXC NoSuchObject, and
+    /// KeePassXC's Properties.GetAll on it (Qt) InvalidArgs "Interface ... was not found in object".
     static func isVanished(_ error: GLibError) -> Bool {
         if RemoteError(error.message)?.name == "org.freedesktop.Secret.Error.NoSuchObject" { return true }
+        if error.message.contains("Interface org.freedesktop.Secret.Item was not found in object") { return true }
         return error.domain == GLibErrorCode.dbusDomain
             && (error.code == GLibErrorCode.dbusUnknownMethod || error.code == GLibErrorCode.dbusUnknownObject)
+    }
+
+    /// Whether the provider says it cannot set up the session's encryption: kwalletd without
+    /// libqca-ossl answers every key exchange with "createDLGroup failed: maybe libqca-ossl is missing".
+    static func isMissingEncryption(_ error: GLibError) -> Bool {
+        error.message.contains("libqca-ossl") || error.message.contains("createDLGroup failed")
     }
 
     /// Whether the error is one of KWallet's transient failures of the session key exchange

@@ -24,8 +24,8 @@ extension SecretServiceStore {
             for item in items {
                 found.append(
                     AttributeItem(
-                        attributes: item.attributes, value: try call.secret(of: item), created: item.created,
-                        modified: item.modified))
+                        attributes: item.attributes, value: try call.secret(of: item, service),
+                        created: item.created, modified: item.modified))
             }
             return found.sorted { ($0.modified, $0.created) > ($1.modified, $1.created) }
         }
@@ -40,7 +40,8 @@ extension SecretServiceStore {
         try perform("writing \(what)") { call throws(VaultError) in
             let service = try call.service()
             let items = try call.search(service, query).filter { !$0.isLocked && isSame($0.attributes) }
-            if let item = items.max(by: { ($0.modified, $0.created) < ($1.modified, $1.created) }) {
+            if let found = items.max(by: { ($0.modified, $0.created) < ($1.modified, $1.created) }) {
+                let item = try call.proxy(service, for: found)
                 try call.setAttributes(of: item, attributes)
                 try call.setSecret(of: item, value)
                 return
@@ -68,9 +69,9 @@ extension SecretServiceStore {
             }
             for item in items {
                 let found = AttributeItem(
-                    attributes: item.attributes, value: try call.secret(of: item), created: item.created,
+                    attributes: item.attributes, value: try call.secret(of: item, service), created: item.created,
                     modified: item.modified)
-                if shouldDelete(found) { try call.delete(item) }
+                if shouldDelete(found) { try call.delete(call.proxy(service, for: item)) }
             }
         }
     }

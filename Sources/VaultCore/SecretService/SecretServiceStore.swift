@@ -124,6 +124,9 @@ public final class SecretServiceStore: SecretStore {
     public func read(_ name: SecretName) throws(VaultError) -> SecretRecord? {
         try performUnlocking("reading '\(name)'") { call throws(VaultError) in
             let service = try call.service()
+            // The key exchange overlaps the search; it is waited for (and its error kept) before
+            // the secret is asked for, and in any case before this operation ends.
+            let session = SessionOpening(service, call)
             let items = try call.search(service, SecretServiceItems.query(name))
             guard let index = SecretServiceItems.preferred(items.map(\.candidate)) else {
                 if !items.isEmpty { throw call.lockedItems(service, name) }
@@ -131,7 +134,8 @@ public final class SecretServiceStore: SecretStore {
                 return nil
             }
             let item = items[index]
-            let value = try call.secret(of: item)
+            try session.finish()
+            let value = try call.secret(of: item, service)
             let metadata = SecretServiceItems.metadata(
                 attributes: item.attributes, created: item.created, modified: item.modified, now: .now())
             return SecretRecord(name: name, value: value, metadata: metadata)
@@ -147,8 +151,8 @@ public final class SecretServiceStore: SecretStore {
             let items = try call.search(service, SecretServiceItems.query(name))
             if let index = SecretServiceItems.preferred(items.map(\.candidate)) {
                 // Update in place: attributes first, so a failure leaves the old value.
-                let item = items[index]
-                let old = item.attributes
+                let item = try call.proxy(service, for: items[index])
+                let old = items[index].attributes
                 try call.setAttributes(of: item, SecretServiceItems.merging(record, into: old))
                 afterAttributes?(call.waitForDeadline)
                 do throws(VaultError) {
@@ -191,7 +195,7 @@ public final class SecretServiceStore: SecretStore {
             }
             // All or nothing: a locked duplicate would reappear after a partial delete.
             if items.contains(where: \.isLocked) { throw call.lockedItems(service, name) }
-            for item in items { try call.delete(item) }
+            for item in items { try call.delete(call.proxy(service, for: item)) }
             return true
         }
     }
@@ -237,7 +241,7 @@ public final class SecretServiceStore: SecretStore {
     /// Runs one operation; when it fails on a locked keyring, unlocks the keyring if that needs
     /// no one (or, with a prompt time-out, someone answers the provider's dialog) and runs it
     /// again; when the session's key exchange failed, runs it once more on a fresh session.
-    private func performUnlocking<T>(
+    func performUnlocking<T>(
         _ action: String, findings: Findings = Findings(), _ body: (Call) throws(VaultError) -> T
     ) throws(VaultError) -> T {
         do {
@@ -375,42 +379,42 @@ struct Call {
         throw VaultError(.cannotUnlock, "the default keyring, which may hold \(what), is locked; unlock it and retry")
     }
 
-    /// Searches by attributes, locked items included.
-    ///
-    /// libsecret searches, then loads each item it found; an item another program deletes in
-    /// between fails the whole search with "no such object" (gnome-keyring answers
-    /// UnknownMethod for the vanished path). The set of items changed under us, so search again.
+    /// Searches by attributes, locked items included: one SearchItems, then each item's
+    /// properties in one call (no libsecret item proxies, which cost five calls each).
     func search(_ service: Owned, _ attributes: [String: String]) throws(VaultError) -> [Item] {
         let table = Attributes(attributes)
-        var attempt = 0
-        while true {
-            attempt += 1
-            var count = 0
-            var error: OpaquePointer?
-            let array = CVaultSecret_Search(service.pointer, table.pointer, deadline, &count, &error)
-            if let error {
-                let vanished = Self.isVanishedObject(error) && !CVaultSecret_DeadlineExpired(deadline)
-                if vanished, attempt < Self.searchAttempts {
-                    CVaultSecret_ErrorFree(error)
-                    continue
-                }
-                try check { $0 = error }
-            }
-            guard let array else { return [] }
-            defer { free(array) }
-            return (0..<count).map { Item(array[$0]) }
+        return try retryingVanished { () throws(VaultError) in
+            try paths { CVaultSecret_SearchPaths(service.pointer, table.pointer, deadline, &$0) }.map(readItem)
         }
     }
 
     /// The items of every collection; a locked collection (whose items may be hidden) throws.
+    /// Read afresh each time: KeePassXC answers a search without attributes with nothing.
     func allItems() throws(VaultError) -> [Item] {
-        // An item deleted while its collection is read fails the reading; the collections are
-        // read afresh each time, so trying again sees the change.
+        try retryingVanished { () throws(VaultError) in
+            var items: [Item] = []
+            for collection in try paths({ CVaultSecret_CollectionPaths(deadline, &$0) }) {
+                var locked = false
+                let itemPaths = try paths { CVaultSecret_CollectionItemPaths(collection, deadline, &locked, &$0) }
+                if locked {
+                    findings.lockedKeyring = true
+                    throw VaultError(.cannotUnlock, "a keyring holding secrets is locked; unlock it and retry")
+                }
+                items += try itemPaths.map(readItem)
+            }
+            return items
+        }
+    }
+
+    /// Runs `body` again when an item it read went away under it: another program deleted it
+    /// between the search (or the collection's list) and the reading of its properties, so the
+    /// set of items changed and a new look sees the change.
+    private func retryingVanished<T>(_ body: () throws(VaultError) -> T) throws(VaultError) -> T {
         var attempt = 0
         while true {
             attempt += 1
             do throws(VaultError) {
-                return try allItemsOnce()
+                return try body()
             } catch {
                 guard findings.vanished, attempt < Self.searchAttempts, !CVaultSecret_DeadlineExpired(deadline) else {
                     throw error
@@ -420,34 +424,43 @@ struct Call {
         }
     }
 
-    private func allItemsOnce() throws(VaultError) -> [Item] {
-        var count = 0
-        let array = try check { CVaultSecret_ServiceCollections(deadline, &count, &$0) }
-        guard let array else { return [] }
-        let collections = (0..<count).map { KeyringCollection(array[$0]) }
-        free(array)
-        var items: [Item] = []
-        for collection in collections {
-            if collection.isLocked {
-                findings.lockedKeyring = true
-                throw VaultError(.cannotUnlock, "a keyring holding secrets is locked; unlock it and retry")
-            }
-            var found = 0
-            let list = try check { CVaultSecret_CollectionItems(collection.pointer, deadline, &found, &$0) }
-            guard let list else { continue }
-            items += (0..<found).map { Item(list[$0]) }
-            free(list)
+    /// The object paths a shim call returns, copied; the array is freed.
+    private func paths(
+        _ body: (inout OpaquePointer?) -> UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+    ) throws(VaultError) -> [String] {
+        guard let array = try check(body) else { throw failedSilently("reading object paths") }
+        defer { CVaultSecret_PathsFree(array) }
+        var paths: [String] = []
+        var index = 0
+        while let path = array[index] {
+            paths.append(String(cString: path))
+            index += 1
         }
-        return items
+        return paths
+    }
+
+    /// The item at `path`, with its properties read in one call.
+    private func readItem(_ path: String) throws(VaultError) -> Item {
+        var locked = false
+        var created: UInt64 = 0
+        var modified: UInt64 = 0
+        let table = try check { CVaultSecret_ItemRead(path, deadline, &locked, &created, &modified, &$0) }
+        guard let table else { throw failedSilently("reading an item's properties") }
+        return Item(
+            path: path, isLocked: locked, attributes: Attributes(adopting: table).dictionary, created: created,
+            modified: modified)
+    }
+
+    /// A libsecret proxy for the item, to change or delete it.
+    func proxy(_ service: Owned, for item: Item) throws(VaultError) -> Owned {
+        guard let proxy = try check({ CVaultSecret_ItemForPath(service.pointer, item.path, deadline, &$0) }) else {
+            throw failedSilently("opening an item")
+        }
+        return Owned(proxy, release: CVaultSecret_ItemUnref)
     }
 
     /// How often a search is repeated when its items vanish while it loads them.
     static let searchAttempts = 8
-
-    /// Whether a D-Bus error says the object at a path no longer exists.
-    static func isVanishedObject(_ error: OpaquePointer) -> Bool {
-        VaultError.isVanished(glibError(error))
-    }
 
     /// The GError's domain, code and message, copied.
     static func glibError(_ error: OpaquePointer) -> GLibError {
@@ -456,8 +469,8 @@ struct Call {
             message: String(cString: CVaultSecret_ErrorMessage(error)))
     }
 
-    func secret(of item: Item) throws(VaultError) -> [UInt8] {
-        guard let value = try check({ CVaultSecret_ItemCopySecret(item.pointer, deadline, &$0) }) else {
+    func secret(of item: Item, _ service: Owned) throws(VaultError) -> [UInt8] {
+        guard let value = try check({ CVaultSecret_SecretForPath(service.pointer, item.path, deadline, &$0) }) else {
             throw failedSilently("the item has no secret")
         }
         defer { CVaultSecret_ValueWipeAndUnref(value) }
@@ -466,14 +479,14 @@ struct Call {
         return Array(UnsafeBufferPointer(start: bytes, count: length))
     }
 
-    func setAttributes(of item: Item, _ attributes: [String: String]) throws(VaultError) {
+    func setAttributes(of item: Owned, _ attributes: [String: String]) throws(VaultError) {
         let table = Attributes(attributes)
         guard try check({ CVaultSecret_ItemSetAttributes(item.pointer, table.pointer, deadline, &$0) }) else {
             throw failedSilently("setting attributes")
         }
     }
 
-    func setSecret(of item: Item, _ value: [UInt8]) throws(VaultError) {
+    func setSecret(of item: Owned, _ value: [UInt8]) throws(VaultError) {
         let secret = try Value(value)
         guard try check({ CVaultSecret_ItemSetSecret(item.pointer, secret.pointer, deadline, &$0) }) else {
             throw failedSilently("setting the secret")
@@ -492,7 +505,7 @@ struct Call {
         CVaultSecret_ItemUnref(created)
     }
 
-    func delete(_ item: Item) throws(VaultError) {
+    func delete(_ item: Owned) throws(VaultError) {
         guard try check({ CVaultSecret_ItemDelete(item.pointer, deadline, &$0) }) else {
             throw failedSilently("deleting the item")
         }
@@ -520,6 +533,36 @@ final class Findings {
     var brokenSession = false
 }
 
+/// The service's session being opened on a thread of its own, joined by ``finish()`` or, at
+/// the latest, on deinit (where its error is dropped: the operation already failed or ended).
+final class SessionOpening {
+    private var opening: OpaquePointer?
+    private let call: Call
+    private let service: Owned  // kept alive until the thread is joined
+
+    init(_ service: Owned, _ call: Call) {
+        self.service = service
+        self.call = call
+        opening = CVaultSecret_SessionOpenStart(service.pointer, call.deadline)
+    }
+
+    /// Waits for the session; throws the key exchange's failure.
+    func finish() throws(VaultError) {
+        guard let pending = opening else { return }
+        opening = nil
+        guard try call.check({ CVaultSecret_SessionOpenFinish(pending, &$0) }) else {
+            throw call.failedSilently("opening a session")
+        }
+    }
+
+    deinit {
+        guard let pending = opening else { return }
+        var error: OpaquePointer?
+        _ = CVaultSecret_SessionOpenFinish(pending, &error)
+        CVaultSecret_ErrorFree(error)
+    }
+}
+
 /// Owns one reference to a GObject (or other shim object) and drops it on deinit.
 final class Owned {
     let pointer: OpaquePointer
@@ -541,22 +584,16 @@ final class KeyringCollection {
     var isLocked: Bool { CVaultSecret_CollectionIsLocked(pointer) }
 }
 
-/// A SecretItem found by a search, with what its proxy already knows.
-final class Item {
-    let pointer: OpaquePointer
-    init(_ pointer: OpaquePointer) { self.pointer = pointer }
-    deinit { CVaultSecret_ItemUnref(pointer) }
+/// An item found by a search: its object path and the properties read with it.
+struct Item {
+    let path: String
+    let isLocked: Bool
+    let attributes: [String: String]
+    let created: UInt64
+    let modified: UInt64
 
-    var isLocked: Bool { CVaultSecret_ItemIsLocked(pointer) }
-    var created: UInt64 { CVaultSecret_ItemCreated(pointer) }
-    var modified: UInt64 { CVaultSecret_ItemModified(pointer) }
     var candidate: SecretServiceItems.Candidate {
         SecretServiceItems.Candidate(locked: isLocked, created: created, modified: modified)
-    }
-
-    var attributes: [String: String] {
-        guard let table = CVaultSecret_ItemAttributes(pointer) else { return [:] }
-        return Attributes(adopting: table).dictionary
     }
 }
 

@@ -2,7 +2,8 @@
 """A tiny HTTP server for the HTTP client tests (Tests/VaultCoreTests/HTTPClientTests.swift).
 
 Listens on 127.0.0.1:PORT (the first argument) and answers:
-  /echo/...          200, a JSON object: the method, path, headers and the body (base64)
+  /echo/...          200, a JSON object: the method, path, headers, the body (base64) and the
+                     client's port (which tells connections apart)
   /status/N          status N with the body "status N"
   /redirect          307 with Location: /echo/redirected
   /hang              accepts the request and never answers
@@ -37,6 +38,7 @@ class Handler(BaseHTTPRequestHandler):
                 "path": self.path,
                 "headers": {k.lower(): v for k, v in self.headers.items()},
                 "body_base64": base64.b64encode(body).decode(),
+                "client_port": self.client_address[1],
             }).encode()
             self.send(200, payload, "application/json")
         elif path.startswith("/status/"):

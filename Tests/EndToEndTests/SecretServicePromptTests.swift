@@ -1,0 +1,82 @@
+import Foundation
+import Testing
+import VaultTestSupport
+
+/// Prompts where a person sits: at a terminal on a display, a locked GNOME Keyring shows its
+/// real unlock dialog (gcr-prompter on a private Xvfb display, answered with xdotool); without a
+/// terminal vault fails at once and opens no dialog.
+///
+/// The script runs in a display, session bus and keyring of its own (Tests/with-display.sh,
+/// dbus-run-session, Tests/with-keyring.sh), so locking the keyring disturbs no other test.
+@Suite("Secret Service: the provider's unlock dialog")
+struct SecretServicePromptTests {
+    static let password = "prompt-test-password"
+
+    @Test("at a terminal: password typed into the dialog → get succeeds; Escape → exit 4; no terminal → exit 4 at once")
+    func gnomeKeyringUnlockDialog() throws {
+        for tool in ["Xvfb", "xdotool", "gnome-keyring-daemon", "dbus-run-session", "python3"] {
+            try requireComponent(findExecutable(tool) == nil ? "\(tool) is not installed" : nil)
+        }
+        let prompter = "/usr/libexec/gcr-prompter"
+        try requireComponent(
+            FileManager.default.isExecutableFile(atPath: prompter) ? nil : "\(prompter) (package gcr) is not installed")
+        let script = """
+            set -u
+            export DISPLAY="$VAULT_TEST_DISPLAY" NO_AT_BRIDGE=1 VAULT_PROMPT_TIMEOUT=60
+            unset CI WAYLAND_DISPLAY
+            # gcr-prompter is started by the bus: give it the display.
+            dbus-update-activation-environment DISPLAY NO_AT_BRIDGE || exit 10
+            vault() { timeout 90 "$VAULT_BINARY" --backend secret-service "$@"; }
+            at_terminal() { timeout 90 python3 "$ROOT/Tests/on-terminal.py" "$VAULT_BINARY" --backend secret-service "$@"; }
+            lock() {
+                gdbus call --session --dest org.freedesktop.secrets --object-path /org/freedesktop/secrets \\
+                    --method org.freedesktop.Secret.Service.Lock "['/org/freedesktop/secrets/collection/login']" >/dev/null
+            }
+            printf 'prompted value' | vault set a || exit 11
+            lock || exit 12
+
+            # No terminal: exit 4 at once, and the bus never started the prompter.
+            started=$(date +%s%N)
+            vault get a </dev/null >"$OUT/batch.out" 2>"$OUT/batch.err"; echo "$?" >"$OUT/batch.status"
+            echo $(( ($(date +%s%N) - started) / 1000000 )) >"$OUT/batch.ms"
+            gdbus call --session --dest org.freedesktop.DBus --object-path /org/freedesktop/DBus \\
+                --method org.freedesktop.DBus.NameHasOwner org.gnome.keyring.SystemPrompter >"$OUT/batch.prompter"
+            xdotool search --onlyvisible --name . >"$OUT/batch.windows" 2>/dev/null || true
+
+            # At a terminal: the dialog opens; the password typed into it unlocks the keyring.
+            at_terminal get a >"$OUT/typed.out" 2>"$OUT/typed.err" &
+            pid=$!
+            sh "$ROOT/Tests/answer-dialog.sh" Unlock type "$VAULT_TEST_KEYRING_PASSWORD" >"$OUT/typed.dialog" 2>&1
+            echo "$?" >"$OUT/typed.answered"
+            wait "$pid"; echo "$?" >"$OUT/typed.status"
+
+            # At a terminal again, locked again: Escape cancels the dialog.
+            lock || exit 13
+            at_terminal get a >"$OUT/cancel.out" 2>"$OUT/cancel.err" &
+            pid=$!
+            sh "$ROOT/Tests/answer-dialog.sh" Unlock cancel >"$OUT/cancel.dialog" 2>&1
+            echo "$?" >"$OUT/cancel.answered"
+            wait "$pid"; echo "$?" >"$OUT/cancel.status"
+            """
+        let run = try HarnessScript(
+            ["Tests/with-display.sh", "dbus-run-session", "--", "sh", "Tests/with-keyring.sh"], script: script,
+            environment: ["VAULT_SERVICE": "vault-e2e-prompt", "VAULT_TEST_KEYRING_PASSWORD": Self.password])
+        defer { run.cleanUp() }
+        let read = run.read
+
+        #expect(read("batch.status") == "4", "no terminal: \(read("batch.err"))")
+        #expect(read("batch.err").contains("run vault at a terminal"), "\(read("batch.err"))")
+        #expect(read("batch.out").isEmpty)
+        #expect((Int(read("batch.ms")) ?? .max) < 5_000, "no terminal took \(read("batch.ms")) ms")
+        #expect(read("batch.prompter") == "(false,)", "a prompter was started without a terminal")
+        #expect(read("batch.windows").isEmpty, "a window is open without a terminal")
+
+        #expect(read("typed.answered") == "0", "no unlock dialog: \(read("typed.dialog"))")
+        #expect(read("typed.status") == "0", "after the password: \(read("typed.err"))")
+        #expect(read("typed.out") == "prompted value")
+
+        #expect(read("cancel.answered") == "0", "no unlock dialog: \(read("cancel.dialog"))")
+        #expect(read("cancel.status") == "4", "after Escape: \(read("cancel.err"))")
+        #expect(read("cancel.out").isEmpty)
+    }
+}
