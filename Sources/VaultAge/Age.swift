@@ -35,13 +35,15 @@ public struct AgeEnvelope: Sendable {
 /// The age v1 file format (age-encryption.org/v1).
 public enum Age {
     /// Encrypts to the recipients with a fresh random file key; binary (not armored) output.
-    public static func encrypt(_ plaintext: [UInt8], to recipients: [AgeRecipient]) throws(AgeError) -> [UInt8] {
+    public static func encrypt(
+        _ plaintext: some Collection<UInt8>, to recipients: [AgeRecipient]
+    ) throws(AgeError) -> [UInt8] {
         try encryptReturningEnvelope(plaintext, to: recipients).file
     }
 
     /// Encrypts and returns the envelope too (so a caller can reuse the header for later writes).
     public static func encryptReturningEnvelope(
-        _ plaintext: [UInt8], to recipients: [AgeRecipient]
+        _ plaintext: some Collection<UInt8>, to recipients: [AgeRecipient]
     ) throws(AgeError) -> (file: [UInt8], envelope: AgeEnvelope) {
         guard !recipients.isEmpty else { throw .invalidKey("no recipients to encrypt to") }
         guard recipients.count <= Header.maximumStanzas else {
@@ -66,7 +68,7 @@ public enum Age {
     }
 
     /// Decrypts a whole file (binary or ASCII-armored). Never returns plaintext that failed authentication.
-    public static func decrypt(_ file: [UInt8], identities: [AgeIdentity]) throws(AgeError) -> [UInt8] {
+    public static func decrypt(_ file: [UInt8], identities: [AgeIdentity]) throws(AgeError) -> SecureBytes {
         try open(file, identities: identities).plaintext
     }
 
@@ -76,7 +78,7 @@ public enum Age {
     /// stanzas (malformed stanzas of a known type are header errors), the header MAC, the payload.
     public static func open(
         _ file: [UInt8], identities: [AgeIdentity]
-    ) throws(AgeError) -> (plaintext: [UInt8], envelope: AgeEnvelope) {
+    ) throws(AgeError) -> (plaintext: SecureBytes, envelope: AgeEnvelope) {
         let binary = Armor.looksArmored(file) ? try Armor.decode(file) : file
         let header = try Header.parse(binary)
         let fileKey = try unwrapFileKey(header.stanzas, identities: identities)
@@ -91,11 +93,15 @@ public enum Age {
     }
 
     /// Writes a new age file: the envelope's exact header bytes, then a fresh nonce and STREAM payload.
-    public static func seal(_ plaintext: [UInt8], envelope: AgeEnvelope) -> [UInt8] {
+    public static func seal(_ plaintext: some Collection<UInt8>, envelope: AgeEnvelope) -> [UInt8] {
         var generator = SystemRandomNumberGenerator()
         let nonce = (0..<Stream.nonceSize).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
         let key = Stream.payloadKey(fileKey: envelope.fileKey, nonce: nonce)
-        return envelope.header + nonce + Stream.encrypt(plaintext, key: key)
+        // Arrays and SecureBytes are read in place; anything else is copied into SecureBytes first.
+        let payload =
+            plaintext.withContiguousStorageIfAvailable { Stream.encrypt(UnsafeRawBufferPointer($0), key: key) }
+            ?? SecureBytes(plaintext).withUnsafeBytes { Stream.encrypt($0, key: key) }
+        return envelope.header + nonce + payload
     }
 
     /// The header of a file (through the MAC line, in binary form), read without decrypting.

@@ -11,7 +11,7 @@ enum Bech32 {
     }()
 
     /// Encodes bytes under a human-readable part, in lowercase.
-    static func encode(hrp: String, data: [UInt8]) -> String {
+    static func encode(hrp: String, data: some Collection<UInt8>) -> String {
         let hrpBytes = Array(hrp.lowercased().utf8)
         let values = convertBits(data, from: 8, to: 5, pad: true) ?? []
         let checksum = makeChecksum(hrp: hrpBytes, values: values)

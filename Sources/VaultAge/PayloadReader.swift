@@ -122,17 +122,14 @@ extension AgePayloadReader {
     /// Decrypts the rest of a file held in memory, chunk by chunk, into one plaintext.
     ///
     /// With ``init(prefix:fileSize:envelope:)`` this opens a file again without its identities.
-    public mutating func decryptRemaining(of file: [UInt8]) throws(AgeError) -> [UInt8] {
-        var plaintext: [UInt8] = []
+    public mutating func decryptRemaining(of file: [UInt8]) throws(AgeError) -> SecureBytes {
+        var plaintext = SecureBytes()
+        plaintext.reserveCapacity(Swift.max(0, fileSize - offset))
+        // A failure drops `plaintext`, which zeroes itself.
         while let range = nextChunk {
             guard range.upperBound <= file.count else { throw .payload("the file is shorter than its size") }
-            do {
-                let chunk = try withBytes(of: file[range]) { (sealed) throws(AgeError) in try self.open(sealed) }
-                chunk.withBytes { plaintext.append(contentsOf: $0) }
-            } catch {
-                wipe(&plaintext)
-                throw error
-            }
+            let chunk = try withBytes(of: file[range]) { (sealed) throws(AgeError) in try self.open(sealed) }
+            chunk.withBytes { plaintext.append(contentsOf: UnsafeRawBufferPointer($0)) }
         }
         return plaintext
     }

@@ -33,6 +33,13 @@ public struct SecureBytes: @unchecked Sendable {
         bytes.withUnsafeBytes { storage.append($0) }
     }
 
+    /// The bytes of `array`, which is zeroed: how an array that held a secret (from an API that
+    /// returns one) is handed over.
+    public init(taking array: inout [UInt8]) {
+        self.init(array)
+        wipe(&array)
+    }
+
     /// `count` zero bytes.
     public init(zeros count: Int) {
         storage = Storage(capacity: count)
@@ -50,6 +57,14 @@ public struct SecureBytes: @unchecked Sendable {
     ) throws(E) -> T {
         let storage = mutableStorage(capacity: count)
         return try body(UnsafeMutableRawBufferPointer(start: storage.base, count: storage.count))
+    }
+
+    /// Appends `bytes` in one copy, growing by doubling: for plaintext that arrives in chunks.
+    public mutating func append(contentsOf bytes: UnsafeRawBufferPointer) {
+        guard !bytes.isEmpty else { return }
+        let needed = storage.count + bytes.count
+        let capacity = needed > storage.capacity ? Swift.max(needed, storage.capacity * 2) : needed
+        mutableStorage(capacity: capacity).append(bytes)
     }
 
     /// Room for `capacity` bytes without growing.

@@ -17,7 +17,7 @@ enum Stream {
     }
 
     /// Encrypts a whole plaintext.
-    static func encrypt(_ plaintext: [UInt8], key: SymmetricKey) -> [UInt8] {
+    static func encrypt(_ plaintext: UnsafeRawBufferPointer, key: SymmetricKey) -> [UInt8] {
         let chunkCount = max(1, (plaintext.count + chunkSize - 1) / chunkSize)
         var output: [UInt8] = []
         output.reserveCapacity(plaintext.count + chunkCount * tagSize)
@@ -26,7 +26,8 @@ enum Stream {
             let end = min(start + chunkSize, plaintext.count)
             let nonce = chunkNonce(counter: UInt64(counter), last: counter == chunkCount - 1)
             do {
-                let box = try ChaChaPoly.seal(plaintext[start..<end], using: key, nonce: nonce)
+                let box = try ChaChaPoly.seal(
+                    UnsafeRawBufferPointer(rebasing: plaintext[start..<end]), using: key, nonce: nonce)
                 output += box.ciphertext
                 output += box.tag
             } catch {
@@ -38,27 +39,21 @@ enum Stream {
     }
 
     /// Decrypts and authenticates a whole payload (after its nonce); nothing is returned on failure.
-    static func decrypt(_ ciphertext: ArraySlice<UInt8>, key: SymmetricKey) throws(AgeError) -> [UInt8] {
+    static func decrypt(_ ciphertext: ArraySlice<UInt8>, key: SymmetricKey) throws(AgeError) -> SecureBytes {
         guard !ciphertext.isEmpty else { throw .payload("payload has no chunks") }
-        var plaintext: [UInt8] = []
+        var plaintext = SecureBytes()
         plaintext.reserveCapacity(ciphertext.count)
         var offset = ciphertext.startIndex
         var counter: UInt64 = 0
         var opener = ChunkOpener()
         while offset < ciphertext.endIndex {
             let (length, last) = sealedLength(remaining: ciphertext.endIndex - offset)
-            do {
-                var opened = try withBytes(of: ciphertext[offset..<(offset + length)]) { (sealed) throws(AgeError) in
-                    try opener.open(sealed, counter: counter, last: last, key: key)
-                }
-                defer { opened.resetBytes(in: 0..<opened.count) }
-                opened.withUnsafeBytes { raw in
-                    raw.withMemoryRebound(to: UInt8.self) { plaintext.append(contentsOf: $0) }
-                }
-            } catch {
-                wipe(&plaintext)
-                throw error
+            // A failure drops `plaintext`, which zeroes itself.
+            var opened = try withBytes(of: ciphertext[offset..<(offset + length)]) { (sealed) throws(AgeError) in
+                try opener.open(sealed, counter: counter, last: last, key: key)
             }
+            opened.withUnsafeBytes { plaintext.append(contentsOf: $0) }
+            opened.resetBytes(in: 0..<opened.count)
             offset += length
             counter += 1
         }

@@ -24,12 +24,14 @@ public struct X25519Identity: Sendable {
         } catch {
             throw .invalidKey("malformed age secret key (\(error.message))")
         }
-        var data = decoded.data
-        defer { wipe(&data) }
+        var decodedData = decoded.data
+        let data = SecureBytes(taking: &decodedData)
         guard decoded.hrp == X25519Identity.hrp else {
             throw .invalidKey("not an age X25519 secret key (expected AGE-SECRET-KEY-1...)")
         }
-        guard data.count == 32, let key = try? Curve25519.KeyAgreement.PrivateKey(rawRepresentation: data) else {
+        guard data.count == 32,
+            let key = data.withUnsafeBytes({ try? Curve25519.KeyAgreement.PrivateKey(rawRepresentation: $0) })
+        else {
             throw .invalidKey("malformed age secret key: wrong length")
         }
         self.privateKey = key
@@ -37,9 +39,7 @@ public struct X25519Identity: Sendable {
 
     /// The identity as age writes it: `AGE-SECRET-KEY-1...` in uppercase.
     public var encoded: String {
-        var raw = [UInt8](privateKey.rawRepresentation)
-        defer { wipe(&raw) }
-        return Bech32.encode(hrp: X25519Identity.hrp, data: raw).uppercased()
+        Bech32.encode(hrp: X25519Identity.hrp, data: SecureBytes(privateKey.rawRepresentation)).uppercased()
     }
 
     /// The matching recipient (public key).

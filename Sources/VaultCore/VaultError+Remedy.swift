@@ -30,8 +30,8 @@ extension VaultError {
 
 extension VaultError {
     /// The same failure told with another message (usually this one in a context): the code,
-    /// the remedy and the error number are kept.
+    /// the input, the remedy and the error number are kept.
     public func withMessage(_ message: String) -> VaultError {
-        VaultError(code, message, remedy: remedy, errno: errno)
+        VaultError(code, message, input: input, remedy: remedy, errno: errno)
     }
 }

@@ -3,8 +3,8 @@
 /// Every failure the library reports is a `VaultError`. Its ``Code`` is stable and decides the
 /// exit status of the command-line tool; its ``message`` is one line that says what went wrong,
 /// and its ``remedy``, where there is one, says as data what the caller can do: a front end words
-/// it (the command-line tool names its flags), the library never does. A message never contains a
-/// secret value.
+/// it (the command-line tool names its flags), the library never does; so does its ``input``, the
+/// input given that the message is about. A message never contains a secret value.
 public struct VaultError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The kind of failure. Each code maps to one documented exit status.
     public enum Code: Sendable, Equatable, CaseIterable {
@@ -33,18 +33,22 @@ public struct VaultError: Error, Sendable, Equatable, CustomStringConvertible {
     public let message: String
     /// What the caller can do about it, if the library knows.
     public let remedy: Remedy?
+    /// The input the message is about, if it is about one the caller gave.
+    public let input: Input?
     /// The error number, when a system call failed.
     public let errno: Errno?
 
     /// Creates an error of the given kind.
-    public init(_ code: Code, _ message: String, remedy: Remedy? = nil, errno: Errno? = nil) {
+    public init(_ code: Code, _ message: String, input: Input? = nil, remedy: Remedy? = nil, errno: Errno? = nil) {
         self.code = code
         self.message = message
+        self.input = input
         self.remedy = remedy
         self.errno = errno
     }
 
-    public var description: String { message }
+    /// The message, after the input it is about in the library's words.
+    public var description: String { input.map { "\($0.description) \(message)" } ?? message }
 }
 
 extension VaultError {

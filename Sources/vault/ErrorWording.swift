@@ -1,11 +1,26 @@
 import VaultCore
 
 extension VaultError {
-    /// The line the tool prints for this error: the library's message, then its remedy in the
-    /// tool's own terms (the flags and variables that do it), which the library does not know.
+    /// The line the tool prints for this error: the input it is about and the remedy in the
+    /// tool's own terms (the flags and variables), which the library does not know, around the
+    /// library's message.
     var wording: String {
-        guard let remedy else { return message }
-        return message + Self.wording(of: remedy)
+        let subject = input.map { Self.wording(of: $0) + " " } ?? ""
+        return subject + message + (remedy.map(Self.wording(of:)) ?? "")
+    }
+
+    private static func wording(of input: Input) -> String {
+        switch input {
+        case .backend: return "--backend"
+        case .migrationSource: return "--from"
+        case .migrationDestination: return "--to"
+        case .migrationStores(let source, let destination): return "--from \(source) and --to \(destination)"
+        case .recipient(nil): return "--recipient"
+        case .recipient(let number?): return "--recipient number \(number)"
+        case .binding(let number): return "--env number \(number):"
+        case .passphrase: return "--passphrase"
+        case .variable(let name): return name
+        }
     }
 
     private static func wording(of remedy: Remedy) -> String {

@@ -141,7 +141,7 @@ private let workFactorVectors: Set<String> = ["scrypt_work_factor_23"]
         do {
             let plaintext = try Age.decrypt(vector.body, identities: identities)
             guard vector.expect == "success" else { return .failed("decrypted, expected \(vector.expect)") }
-            return .decrypted(plaintext)
+            return .decrypted(plaintext.unprotectedArray)
         } catch {
             guard let kind = expectedKinds[vector.expect] else {
                 return .failed("expected \(vector.expect), got \(error.kind): \(error)")

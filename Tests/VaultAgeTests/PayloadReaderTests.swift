@@ -37,7 +37,7 @@ func readInChunks(_ file: [UInt8], identities: [AgeIdentity], prefixSize: Int = 
 /// What `Age.decrypt` gives for the same file.
 func readWhole(_ file: [UInt8], identities: [AgeIdentity]) -> ReadOutcome {
     do throws(AgeError) {
-        return .plaintext(try Age.decrypt(file, identities: identities))
+        return .plaintext(try Age.decrypt(file, identities: identities).unprotectedArray)
     } catch {
         return .failure(error.kind)
     }

@@ -76,6 +76,40 @@ struct SecureBytesTests {
         }
     }
 
+    @Test("appending raw chunks: one copy each, by doubling, zeroing every outgrown buffer, copy-on-write")
+    func appendingChunks() {
+        let releases = Releases()
+        var bytes = SecureBytes([0xAA], releaseObserver: releases.observer())
+        let shared = bytes
+        let chunk = [UInt8](repeating: 0x55, count: 100)
+        for _ in 0..<20 { chunk.withUnsafeBytes { bytes.append(contentsOf: $0) } }
+        #expect(bytes.count == 2001 && bytes.first == 0xAA && bytes.allSatisfy { $0 == 0xAA || $0 == 0x55 })
+        #expect(shared == [0xAA], "the copy taken before is unchanged")
+        #expect(releases.seen.count >= 3 && releases.seen.count <= 8, "grows by doubling: \(releases.seen.count)")
+        #expect(releases.seen.allSatisfy { $0.zeroed })
+    }
+
+    @Test("taking an array copies it and zeroes the array")
+    func takingAnArray() {
+        var array = Array("hunter2".utf8)
+        let bytes = SecureBytes(taking: &array)
+        #expect(bytes == Array("hunter2".utf8))
+        #expect(array == [UInt8](repeating: 0, count: 7))
+    }
+
+    @Test("decrypted plaintext is SecureBytes, whole or read chunk by chunk")
+    func decryptedPlaintext() throws {
+        let identity = X25519Identity.generate()
+        let plaintext = (0..<200_000).map { UInt8(truncatingIfNeeded: $0) }
+        let file = try Age.encrypt(SecureBytes(plaintext), to: [.x25519(identity.recipient)])
+        let whole: SecureBytes = try Age.decrypt(file, identities: [.x25519(identity)])
+        #expect(whole == plaintext)
+        var reader = try #require(
+            try AgePayloadReader(prefix: file, fileSize: file.count, identities: [.x25519(identity)]))
+        let remaining: SecureBytes = try reader.decryptRemaining(of: file)
+        #expect(remaining == plaintext)
+    }
+
     @Test("collection behaviour matches an array's")
     func collection() {
         var bytes = SecureBytes(Array("abcdef".utf8))

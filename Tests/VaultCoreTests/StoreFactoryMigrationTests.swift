@@ -13,13 +13,13 @@ struct StoreFactoryMigrationTests {
 
     @Test("backend specs: file, file:PATH and secret-service; anything else is a usage error")
     func specs() throws {
-        #expect(try BackendSpec(parsing: "file", from: "--to") == .file(path: nil))
-        #expect(try BackendSpec(parsing: "file:/a/b:c.age", from: "--to") == .file(path: "/a/b:c.age"))
-        #expect(try BackendSpec(parsing: "file:rel.age", from: "--to") == .file(path: "rel.age"))
-        #expect(try BackendSpec(parsing: "secret-service", from: "--to") == .secretService)
+        #expect(try BackendSpec(parsing: "file", from: .migrationDestination) == .file(path: nil))
+        #expect(try BackendSpec(parsing: "file:/a/b:c.age", from: .migrationDestination) == .file(path: "/a/b:c.age"))
+        #expect(try BackendSpec(parsing: "file:rel.age", from: .migrationDestination) == .file(path: "rel.age"))
+        #expect(try BackendSpec(parsing: "secret-service", from: .migrationDestination) == .secretService)
         for bad in ["", "file:", "files", "secret-service:x", "keychain", "File", " file"] {
-            #expect("\(bad)") { try BackendSpec(parsing: bad, from: "--to") } throws: {
-                ($0 as? VaultError)?.code == .usage && ($0 as? VaultError)?.message.hasPrefix("--to") == true
+            #expect("\(bad)") { try BackendSpec(parsing: bad, from: .migrationDestination) } throws: {
+                ($0 as? VaultError)?.code == .usage && ($0 as? VaultError)?.input == .migrationDestination
             }
         }
     }
@@ -76,7 +76,7 @@ struct StoreFactoryMigrationTests {
         for (text, fragment) in [("file", "names the current backend"), ("nope", "VAULT_FALLBACK is 'nope'")] {
             let environment = base.merging(["VAULT_FALLBACK": text]) { $1 }
             #expect { try factory(environment).makeStore() } throws: {
-                ($0 as? VaultError)?.code == .usage && ($0 as? VaultError)?.message.contains(fragment) == true
+                ($0 as? VaultError)?.code == .usage && ($0 as? VaultError)?.description.contains(fragment) == true
             }
         }
     }

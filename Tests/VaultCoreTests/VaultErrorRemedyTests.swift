@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VaultAge
 import VaultTestSupport
 
 @testable import VaultCore
@@ -110,5 +111,70 @@ struct VaultErrorRemedyTests {
             try EnvironmentBinding.checkDerived([path], inherited: [])
         }
         #expect(protected?.remedy == .bindExplicitly)
+    }
+
+    @Test("the backend asked for, or a variable naming one: the input is data, not a flag")
+    func backends() {
+        let flag = Self.failure { () throws(VaultError) in
+            _ = try StoreFactory(options: GlobalOptions(backend: "cloud"), environment: [:], prompt: nil)
+                .requestedBackend()
+        }
+        #expect(flag?.input == .backend)
+        #expect(flag?.message == "is 'cloud'; use auto, file, secret-service or openbao")
+        let variable = Self.failure { () throws(VaultError) in
+            _ = try StoreFactory(options: GlobalOptions(), environment: ["VAULT_BACKEND": "cloud"], prompt: nil)
+                .requestedBackend()
+        }
+        #expect(variable?.input == .variable("VAULT_BACKEND"))
+        #expect(variable?.description == "VAULT_BACKEND is 'cloud'; use auto, file, secret-service or openbao")
+    }
+
+    @Test("a migration's stores: the source, the destination, or both named as data")
+    func migrationStores() {
+        let factory = StoreFactory(options: GlobalOptions(), environment: [:], prompt: nil)
+        let source = Self.failure { () throws(VaultError) in _ = try factory.migrationStores(from: "cloud", to: "file")
+        }
+        #expect(source?.input == .migrationSource)
+        #expect(source?.message == "is 'cloud'; use file, file:PATH, secret-service or openbao")
+        let destination = Self.failure { () throws(VaultError) in
+            _ = try factory.migrationStores(from: "file", to: "secret-service:x")
+        }
+        #expect(destination?.input == .migrationDestination)
+        #expect(destination?.message == "'secret-service' takes no ':' argument")
+        let same = Self.failure { () throws(VaultError) in
+            _ = try factory.migrationStores(from: "secret-service", to: "secret-service")
+        }
+        #expect(same?.input == .migrationStores(source: "secret-service", destination: "secret-service"))
+        #expect(same?.message == "are the same store; nothing to migrate")
+    }
+
+    @Test("a recipient, a binding and a passphrase for a new file: which input, as data")
+    func givenInputs() throws {
+        let factory = StoreFactory(
+            options: GlobalOptions(), environment: ["T_IDENTITY": X25519Identity.generate().encoded], prompt: nil)
+        let secretKey = Self.failure { () throws(VaultError) in
+            _ = try factory.recipients(publicKeys: ["AGE-SECRET-KEY-1X"], files: [])
+        }
+        #expect(secretKey?.input == .recipient(number: nil))
+        #expect(secretKey?.message == "was given an age secret key; give its public key (age-keygen -y)")
+        let second = Self.failure { () throws(VaultError) in
+            _ = try factory.recipients(publicKeys: [X25519Identity.generate().recipient.encoded, "nope"], files: [])
+        }
+        #expect(second?.input == .recipient(number: 2))
+        #expect(second?.message.hasPrefix("is not an age public key (age1...): ") == true)
+
+        let binding = Self.failure { () throws(VaultError) in
+            _ = try EnvironmentBinding(parsing: "1X=a", service: "s", position: 3)
+        }
+        #expect(binding?.input == .binding(number: 3))
+        #expect(binding?.description.hasPrefix("binding number 3: the part before '='") == true)
+
+        let scratch = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(scratch) }
+        let passphrase = Self.failure { () throws(VaultError) in
+            _ = try factory.recipientsForNewFile(.passphrase, prefix: "T_", path: scratch.path + "/v.age")
+        }
+        #expect(passphrase?.input == .passphrase)
+        #expect(passphrase?.message == "needs T_PASSPHRASE, T_PASSPHRASE_FILE or a terminal, not an identity")
     }
 }

@@ -123,7 +123,7 @@ public final class FileStore: SecretStore {
     // MARK: - Internals
 
     struct Opened {
-        var plaintext: [UInt8]
+        var plaintext: SecureBytes
         var envelope: AgeEnvelope
     }
 
@@ -143,7 +143,7 @@ public final class FileStore: SecretStore {
             return nil
         }
         if let lastOpened, lastOpened.file == file { return lastOpened.opened }
-        let plaintext: [UInt8]
+        let plaintext: SecureBytes
         let envelope: AgeEnvelope
         let sameHeader = try lastEnvelope.flatMap { (known) throws(VaultError) in
             try ageCall(checking: file) { () throws(AgeError) in
@@ -159,7 +159,6 @@ public final class FileStore: SecretStore {
                 try Age.open(file, identities: identities)
             }
         }
-        forgetOpened()
         lastOpened = (file, Opened(plaintext: plaintext, envelope: envelope))
         lastEnvelope = envelope
         return Opened(plaintext: plaintext, envelope: envelope)
@@ -217,10 +216,6 @@ public final class FileStore: SecretStore {
         }
     }
 
-    deinit {
-        forgetOpened()
-    }
-
     /// Runs one locked read-modify-write. `change` returns false when nothing changed.
     ///
     /// The file written is remembered as opened, so the next operation of this store does not
@@ -239,9 +234,8 @@ public final class FileStore: SecretStore {
         }
         guard try change(&records) else { return }
         records.sort { $0.name < $1.name }
-        var document = VaultDocument.encode(records)
-        var remembered = false
-        defer { if !remembered { wipe(&document) } }
+        var encoded = VaultDocument.encode(records)
+        let document = SecureBytes(taking: &encoded)
         let file: [UInt8]
         let written: AgeEnvelope
         if let envelope {
@@ -257,10 +251,8 @@ public final class FileStore: SecretStore {
             try trust?.remember(header: written.headerBytes, types: written.stanzaTypes, path: lock.path)
         }
         try FileSystem.writeAtomically(file, lock: lock)
-        forgetOpened()
         lastOpened = (file, Opened(plaintext: document, envelope: written))
         lastEnvelope = written
-        remembered = true
     }
 
     /// Checks the vault path, creates its directory if needed and takes the write locks. A path
@@ -270,14 +262,6 @@ public final class FileStore: SecretStore {
         try FileSystem.checkRegularOrMissing(target)
         try FileSystem.makeDirectories(FileSystem.directory(of: target))
         return try FileLock(file: target)
-    }
-
-    /// Drops the remembered plaintext, wiping it.
-    private func forgetOpened() {
-        if var plaintext = lastOpened?.opened.plaintext {
-            lastOpened = nil
-            wipe(&plaintext)
-        }
     }
 
     /// The lock file beside the vault file (beside its target, if the path is a symbolic link).

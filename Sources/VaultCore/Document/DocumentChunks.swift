@@ -18,13 +18,19 @@ extension Array: DocumentChunks where Element == UInt8 {
     }
 }
 
+extension SecureBytes: DocumentChunks {
+    func forEachChunk(_ body: (UnsafeBufferPointer<UInt8>) throws(VaultError) -> Void) throws(VaultError) {
+        // The storage is initialised as bytes, so it is bound to UInt8 already.
+        try withUnsafeBytes { (raw) throws(VaultError) in try body(raw.assumingMemoryBound(to: UInt8.self)) }
+    }
+}
+
 /// Cuts pieces of a document into lines (without their newline).
 ///
 /// Whole lines inside a piece are handed out in place; a line that a piece boundary cuts is
-/// copied into `carry` until its end arrives. Call ``finish()`` when done, also after an error:
-/// the carried bytes are plaintext.
+/// copied into `carry`, secret bytes that zero themselves, until its end arrives.
 struct LineSplitter {
-    private var carry: [UInt8] = []
+    private var carry = SecureBytes()
 
     /// Calls `line` with each line completed by `chunk`, until it returns false.
     mutating func split(
@@ -38,21 +44,19 @@ struct LineSplitter {
             if carry.isEmpty {
                 guard try line(chunk[start..<end]) else { return false }
             } else {
-                carry.append(contentsOf: chunk[start..<end])
-                let more = try carry.withUnsafeBufferPointer { (joined) throws(VaultError) in try line(joined[...]) }
-                wipe(&carry)
-                carry.removeAll(keepingCapacity: true)
+                carry.append(contentsOf: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: chunk[start..<end])))
+                let more = try carry.withUnsafeBytes { (joined) throws(VaultError) in
+                    try line(joined.assumingMemoryBound(to: UInt8.self)[...])
+                }
+                carry.removeAll(keepingCapacity: true)  // zeroes the bytes it drops
                 guard more else { return false }
             }
             start = end + 1
         }
-        carry.append(contentsOf: chunk[start...])
+        carry.append(contentsOf: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: chunk[start...])))
         return true
     }
 
     /// Whether the document ended inside a line (its last line has no newline).
     var endsInsideALine: Bool { !carry.isEmpty }
-
-    /// Wipes the partial line kept between pieces.
-    mutating func finish() { wipe(&carry) }
 }

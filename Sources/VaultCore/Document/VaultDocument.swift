@@ -112,7 +112,6 @@ enum VaultDocument {
         _ document: some DocumentChunks, _ body: (Int, JSONLine.Bytes) throws(VaultError) -> Bool
     ) throws(VaultError) {
         var splitter = LineSplitter()
-        defer { splitter.finish() }
         var lineNumber = 0
         var stopped = false
         try document.forEachChunk { (chunk) throws(VaultError) in

@@ -35,8 +35,8 @@ public struct EnvironmentBinding: Hashable, Sendable {
         guard Self.isValidVariable(variable) else {
             throw VaultError(
                 .usage,
-                "--env number \(position): the part before '=' is not a variable name "
-                    + "(letters, digits and _, not starting with a digit)")
+                "the part before '=' is not a variable name (letters, digits and _, not starting with a digit)",
+                input: .binding(number: position))
         }
         self.init(
             variable: variable,

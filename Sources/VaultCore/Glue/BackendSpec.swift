@@ -9,8 +9,8 @@ enum BackendSpec: Equatable {
     /// The OpenBao (or HashiCorp Vault) KV v2 store named by `BAO_ADDR`.
     case openbao
 
-    /// Parses a spec; `origin` names where it came from, for the error message.
-    init(parsing text: String, from origin: String) throws(VaultError) {
+    /// Parses a spec; `input` names where it came from, for the error.
+    init(parsing text: String, from input: VaultError.Input) throws(VaultError) {
         let kind: Substring
         let argument: Substring?
         if let colon = text.firstIndex(of: ":") {
@@ -24,14 +24,16 @@ enum BackendSpec: Equatable {
         case (.file, nil):
             self = .file(path: nil)
         case (.file, let path?):
-            guard !path.isEmpty else { throw VaultError(.usage, "\(origin) 'file:' needs a path after the colon") }
+            guard !path.isEmpty else {
+                throw VaultError(.usage, "'file:' needs a path after the colon", input: input)
+            }
             self = .file(path: String(path))
         case (let named?, nil) where named != .auto:
             self.init(named)
         case (let named?, _?) where named != .auto:
-            throw VaultError(.usage, "\(origin) '\(kind)' takes no ':' argument")
+            throw VaultError(.usage, "'\(kind)' takes no ':' argument", input: input)
         default:
-            throw VaultError(.usage, "\(origin) is '\(text)'; use file, file:PATH, secret-service or openbao")
+            throw VaultError(.usage, "is '\(text)'; use file, file:PATH, secret-service or openbao", input: input)
         }
     }
 

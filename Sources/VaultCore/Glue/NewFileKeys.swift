@@ -23,8 +23,8 @@ extension StoreFactory {
             // age allows no mix of a passphrase and public keys, and an identity is not a passphrase.
             guard recipients.allSatisfy({ if case .scrypt = $0 { true } else { false } }) else {
                 throw VaultError(
-                    .usage,
-                    "--passphrase needs \(prefix)PASSPHRASE, \(prefix)PASSPHRASE_FILE or a terminal, not an identity")
+                    .usage, "needs \(prefix)PASSPHRASE, \(prefix)PASSPHRASE_FILE or a terminal, not an identity",
+                    input: .passphrase)
             }
             return recipients
         case .recipients(let publicKeys, let files):

@@ -18,10 +18,11 @@ public enum BackendKind: String, Sendable, CaseIterable {
     case secretService = "secret-service"
     case openbao
 
-    /// Parses `auto`, `file`, `secret-service` or `openbao`.
-    public init(parsing text: String, from origin: String) throws(VaultError) {
+    /// Parses `auto`, `file`, `secret-service` or `openbao`; `input` names where it came from, for
+    /// the error.
+    public init(parsing text: String, from input: VaultError.Input) throws(VaultError) {
         guard let kind = BackendKind(rawValue: text) else {
-            throw VaultError(.usage, "\(origin) is '\(text)'; use auto, file, secret-service or openbao")
+            throw VaultError(.usage, "is '\(text)'; use auto, file, secret-service or openbao", input: input)
         }
         self = kind
     }

@@ -37,8 +37,8 @@ public struct StoreFactory {
 
     /// The backend asked for: `--backend`, `VAULT_BACKEND`, or `auto`.
     public func requestedBackend() throws(VaultError) -> BackendKind {
-        if let flag = options.backend { return try BackendKind(parsing: flag, from: "--backend") }
-        if let env = value("VAULT_BACKEND") { return try BackendKind(parsing: env, from: "VAULT_BACKEND") }
+        if let flag = options.backend { return try BackendKind(parsing: flag, from: .backend) }
+        if let env = value("VAULT_BACKEND") { return try BackendKind(parsing: env, from: .variable("VAULT_BACKEND")) }
         return .auto
     }
 
@@ -199,17 +199,18 @@ extension StoreFactory {
     /// Parses age public keys given on the command line and in recipients files.
     public func recipients(publicKeys: [String], files: [String]) throws(VaultError) -> [AgeRecipient] {
         var recipients: [AgeRecipient] = []
-        // Never echo a --recipient: a secret key there (even behind a space or a quote) would
+        // Never echo a recipient: a secret key there (even behind a space or a quote) would
         // reach the log; say which one it is.
         for (index, key) in publicKeys.enumerated() {
-            let which = publicKeys.count == 1 ? "--recipient" : "--recipient number \(index + 1)"
+            let which = VaultError.Input.recipient(number: publicKeys.count == 1 ? nil : index + 1)
             if key.uppercased().contains("AGE-SECRET-KEY-") {
-                throw VaultError(.usage, "\(which) was given an age secret key; give its public key (age-keygen -y)")
+                throw VaultError(
+                    .usage, "was given an age secret key; give its public key (age-keygen -y)", input: which)
             }
             do {
                 recipients.append(.x25519(try X25519Recipient(key)))
             } catch {
-                throw VaultError(.usage, "\(which) is not an age public key (age1...): \(error.message)")
+                throw VaultError(.usage, "is not an age public key (age1...): \(error.message)", input: which)
             }
         }
         for file in files {
@@ -236,10 +237,12 @@ extension StoreFactory {
     public func migrationStores(
         from: String, to: String
     ) throws(VaultError) -> (source: any SecretStore, destination: any SecretStore) {
-        let source = try BackendSpec(parsing: from, from: "--from")
-        let destination = try BackendSpec(parsing: to, from: "--to")
+        let source = try BackendSpec(parsing: from, from: .migrationSource)
+        let destination = try BackendSpec(parsing: to, from: .migrationDestination)
         if try identity(of: source) == identity(of: destination) {
-            throw VaultError(.usage, "--from \(from) and --to \(to) are the same store; nothing to migrate")
+            throw VaultError(
+                .usage, "are the same store; nothing to migrate",
+                input: .migrationStores(source: from, destination: to))
         }
         let keyNames = ["IDENTITY", "IDENTITY_FILE", "PASSPHRASE", "PASSPHRASE_FILE"]
         let toPrefix = keyNames.contains { value("VAULT_TO_" + $0) != nil } ? "VAULT_TO_" : "VAULT_"
@@ -249,7 +252,7 @@ extension StoreFactory {
     /// The store `VAULT_FALLBACK` names, unlocked like the current one; `nil` if it is not set.
     private func fallbackStore(current: BackendSpec) throws(VaultError) -> (any SecretStore)? {
         guard let text = value("VAULT_FALLBACK") else { return nil }
-        let spec = try BackendSpec(parsing: text, from: "VAULT_FALLBACK")
+        let spec = try BackendSpec(parsing: text, from: .variable("VAULT_FALLBACK"))
         if try identity(of: spec) == identity(of: current) {
             throw VaultError(
                 .usage, "VAULT_FALLBACK=\(text) names the current backend; name the store to move secrets from")

@@ -46,7 +46,7 @@ enum VaultFile {
         guard let file = FileManager.default.contents(atPath: path) else { return [:] }
         let document: [UInt8]
         do {
-            document = try Age.decrypt([UInt8](file), identities: [.x25519(identity)])
+            document = try Age.decrypt([UInt8](file), identities: [.x25519(identity)]).unprotectedArray
         } catch {
             throw VaultStateError(reason: "does not decrypt: \(error)")
         }
