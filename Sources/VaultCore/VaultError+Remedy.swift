@@ -25,6 +25,8 @@ extension VaultError {
         case bindOneExplicitly
         /// No variable name can be derived from the name `account`: bind one to it explicitly.
         case bindVariable(account: String)
+        /// The Secret Service cannot be used here: the file backend needs none.
+        case useFileBackend
     }
 }
 

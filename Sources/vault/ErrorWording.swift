@@ -35,6 +35,7 @@ extension VaultError {
         case .bindExplicitly: return "; bind it explicitly with --env VAR=NAME"
         case .bindOneExplicitly: return "; bind one of them with --env VAR=NAME"
         case .bindVariable(let account): return "; bind it with --env VAR=\(account)"
+        case .useFileBackend: return ", or use --backend file"
         }
     }
 }

@@ -55,9 +55,9 @@ struct SecretServiceAutoTests {
                 !FileManager.default.fileExists(atPath: home + "/.local/share/vault/vault.age"))
             if let report = try? Diagnosis(factory: auto) {
                 check("doctor chooses secret-service", report.chosen == .secretService)
-                check("doctor says why", report.reason.contains("a Secret Service is there"), report.reason)
-                let detail = report.backends.first { $0.kind == .secretService }?.detail ?? ""
-                check("doctor says it is locked", detail.contains("locked"), detail)
+                check("doctor says why", report.reason == .secretServiceUnusable, "\(report.reason)")
+                let problem = report.backends.first { $0.kind == .secretService }?.problem?.message ?? ""
+                check("doctor says it is locked", problem.contains("locked"), problem)
             } else {
                 check("doctor runs", false)
             }

@@ -6,14 +6,41 @@ public struct Diagnosis {
     public struct Backend: Sendable {
         public var kind: BackendKind
         public var usable: Bool
+        /// What was found, in the library's words (empty when ``problem`` says it all).
         public var detail: String
+        /// Why the backend cannot be used, when it cannot: an error whose remedy the front end
+        /// words.
+        public var problem: VaultError?
+        /// The Secret Service provider that owns the bus name, and what to know about it.
+        public var provider: String?
+
+        init(kind: BackendKind, usable: Bool, detail: String, problem: VaultError? = nil) {
+            self.kind = kind
+            self.usable = usable
+            self.detail = detail
+            self.problem = problem
+        }
+    }
+
+    /// The rule that picked the chosen backend.
+    public enum Reason: Sendable, Equatable {
+        /// `auto`, and a vault file was named (by option or variable).
+        case fileNamed
+        /// `auto`, and a Secret Service answers.
+        case secretServiceAnswers
+        /// `auto`, and there is no Secret Service, so the file.
+        case noSecretService
+        /// `auto`, and a Secret Service is there but cannot be used now: vault still uses it.
+        case secretServiceUnusable
+        /// The backend was asked for by name: by option when `byOption`, else by variable.
+        case requested(BackendKind, byOption: Bool)
     }
 
     public var backends: [Backend]
     /// The backend the current options and environment select.
     public var chosen: BackendKind
     /// Why that backend was chosen.
-    public var reason: String
+    public var reason: Reason
 
     /// Examines both backends. Never throws for a backend's own failure: that is the report.
     public init(factory: StoreFactory) throws(VaultError) {
@@ -41,20 +68,22 @@ public struct Diagnosis {
             // The probe only looks; a provider can answer it and still fail every transfer.
             if let problem = factory.secretServiceRoundTripProblem() {
                 secretService.usable = false
-                secretService.detail = "a provider answers but cannot be used: \(problem.message)"
+                secretService.detail = "a provider answers but cannot be used"
+                secretService.problem = problem
             }
         case .absent(let problem):
             secretService.usable = false
-            secretService.detail = problem.message
+            secretService.detail = ""
+            secretService.problem = problem
         case .unusable(let problem):
             secretService.usable = false
-            secretService.detail = "a provider is there but cannot be used now: \(problem.message)"
+            secretService.detail = "a provider is there but cannot be used now"
+            secretService.problem = problem
         }
         var present = true
         if case .absent = probe { present = false }
         if present, let provider = factory.secretServiceProvider() {
-            secretService.detail += "; provider: \(provider.name)"
-            if let note = provider.note { secretService.detail += " (\(note))" }
+            secretService.provider = provider.name + (provider.note.map { " (\($0))" } ?? "")
         }
         backends = [file, secretService]
         if let openbao = Self.openbao(factory) { backends.append(openbao) }
@@ -63,20 +92,15 @@ public struct Diagnosis {
         chosen = try factory.resolvedBackend(probe: probe)
         switch requested {
         case .auto where factory.options.file != nil || factory.environment["VAULT_FILE"]?.isEmpty == false:
-            reason = "auto: a vault file was named (--file or VAULT_FILE)"
+            reason = .fileNamed
         case .auto:
             switch probe {
-            case .usable: reason = "auto: a Secret Service answers"
-            case .absent: reason = "auto: no Secret Service, so the file"
-            case .unusable:
-                reason =
-                    "auto: a Secret Service is there, so vault uses it and does not switch to the file; "
-                    + "fix what is said above, or choose the file with --backend file"
+            case .usable: reason = .secretServiceAnswers
+            case .absent: reason = .noSecretService
+            case .unusable: reason = .secretServiceUnusable
             }
         default:
-            reason =
-                factory.options.backend != nil
-                ? "--backend \(requested.rawValue)" : "VAULT_BACKEND=\(requested.rawValue)"
+            reason = .requested(requested, byOption: factory.options.backend != nil)
         }
     }
 
@@ -88,7 +112,7 @@ public struct Diagnosis {
             let (usable, detail) = try factory.makeOpenBaoStore().diagnose()
             return Backend(kind: .openbao, usable: usable, detail: detail)
         } catch {
-            return Backend(kind: .openbao, usable: false, detail: error.message)
+            return Backend(kind: .openbao, usable: false, detail: "", problem: error)
         }
     }
 

@@ -92,13 +92,13 @@ extension VaultError {
             return VaultError(
                 .unavailable,
                 "cannot connect to the D-Bus session bus to reach the Secret Service; run vault in your desktop "
-                    + "session, or use --backend file")
+                    + "session", remedy: .useFileBackend)
         }
         if isAbsence(error, step: step) {
             return VaultError(
                 .unavailable,
                 "no Secret Service provider on the session bus; start one (GNOME Keyring, KeePassXC with its "
-                    + "Secret Service integration on, or KWallet), or use --backend file")
+                    + "Secret Service integration on, or KWallet)", remedy: .useFileBackend)
         }
         if domain == GLibErrorCode.dbusDomain,
             code == GLibErrorCode.dbusNoServer || code == GLibErrorCode.dbusDisconnected
@@ -121,7 +121,7 @@ extension VaultError {
                 .unavailable,
                 "the Secret Service provider cannot encrypt secrets to hand them over while \(action): KWallet "
                     + "lacks QCA's OpenSSL plug-in; install libqca-qt5-2-plugins (or your system's QCA OpenSSL "
-                    + "plug-in) and restart kwalletd, or use --backend file")
+                    + "plug-in) and restart kwalletd", remedy: .useFileBackend)
         }
         if isVanished(error) {
             return VaultError(.other, "an item went away while \(action) (another program changed the keyring); retry")

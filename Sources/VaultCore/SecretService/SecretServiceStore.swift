@@ -91,8 +91,8 @@ public final class SecretServiceStore: SecretStore {
                 guard let collection = try call.defaultCollection(service) else {
                     throw VaultError(
                         .unavailable,
-                        "the Secret Service has no default keyring (collection); create one in the provider, "
-                            + "or use --backend file")
+                        "the Secret Service has no default keyring (collection); create one in the provider",
+                        remedy: .useFileBackend)
                 }
                 if collection.isLocked {
                     call.findings.lockedKeyring = true

@@ -44,9 +44,9 @@ extension CommandSpec {
             var text = ""
             for backend in report.backends {
                 let name = backend.kind.rawValue.padding(to: 16)
-                text += "\(name)\(backend.usable ? "usable    " : "unusable  ")\(backend.detail)\n"
+                text += "\(name)\(backend.usable ? "usable    " : "unusable  ")\(backend.wording)\n"
             }
-            text += "chosen: \(report.chosen.rawValue) (\(report.reason))\n"
+            text += "chosen: \(report.chosen.rawValue) (\(report.reason.wording))\n"
             StandardIO.print(text)
             return report.chosenUsable ? ExitStatus.success : ExitStatus.of(.unavailable)
         })

@@ -1,0 +1,26 @@
+import VaultCore
+
+extension Diagnosis.Backend {
+    /// The line `doctor` prints after the backend's state: what was found, why it cannot be used
+    /// (with the remedy in the tool's terms), and the provider.
+    var wording: String {
+        let found = [detail, problem?.wording ?? ""].filter { !$0.isEmpty }.joined(separator: ": ")
+        return found + (provider.map { "; provider: \($0)" } ?? "")
+    }
+}
+
+extension Diagnosis.Reason {
+    /// The rule that picked the backend, naming the options and variables that change it.
+    var wording: String {
+        switch self {
+        case .fileNamed: "auto: a vault file was named (--file or VAULT_FILE)"
+        case .secretServiceAnswers: "auto: a Secret Service answers"
+        case .noSecretService: "auto: no Secret Service, so the file"
+        case .secretServiceUnusable:
+            "auto: a Secret Service is there, so vault uses it and does not switch to the file; "
+                + "fix what is said above, or choose the file with --backend file"
+        case .requested(let kind, byOption: true): "--backend \(kind.rawValue)"
+        case .requested(let kind, byOption: false): "VAULT_BACKEND=\(kind.rawValue)"
+        }
+    }
+}
