@@ -153,22 +153,11 @@ struct OAuthRefreshTests {
         try vault.run(["get", "down"], env: ["VAULT_TIMEOUT": "3"]).expectFailure(5)
         #expect(Date().timeIntervalSince(started) < 4.5)
         // A server that accepts connections and never answers: bounded by VAULT_TIMEOUT too.
-        let silent = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(silent) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let listening = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(silent, $0, length) == 0 && listen(silent, 16) == 0 && getsockname(silent, $0, &length) == 0
-            }
-        }
-        #expect(listening)
+        let silent = try SilentListener()
         try vault.run(
             [
                 "oauth", "import", "silent", "--token-url",
-                "http://127.0.0.1:\(UInt16(bigEndian: address.sin_port))/token",
+                "http://127.0.0.1:\(silent.port)/token",
                 "--client-id", "public-cli",
             ],
             stdin: try server.issue(expiresIn: 0)

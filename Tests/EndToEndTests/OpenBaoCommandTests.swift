@@ -113,22 +113,11 @@ struct OpenBaoCommandTests {
         #expect(!unreachable.stderr.contains(server.token))
 
         // A listener that accepts connections (the kernel's backlog) and never answers.
-        let silent = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(silent) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let listening = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(silent, $0, length) == 0 && listen(silent, 16) == 0 && getsockname(silent, $0, &length) == 0
-            }
-        }
-        try #require(listening)
+        let silent = try SilentListener()
         let started = Date()
         let hanging = try runner.run(
             ["--backend", "openbao", "set", "x"], stdin: [1],
-            env: ["BAO_ADDR": "http://127.0.0.1:\(UInt16(bigEndian: address.sin_port))", "VAULT_TIMEOUT": "1.5"])
+            env: ["BAO_ADDR": "http://127.0.0.1:\(silent.port)", "VAULT_TIMEOUT": "1.5"])
         let elapsed = Date().timeIntervalSince(started)
         hanging.expectFailure(5)
         #expect(elapsed < 6, "took \(elapsed) s")

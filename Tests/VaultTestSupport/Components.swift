@@ -77,9 +77,26 @@ public func findExecutable(_ name: String, in directories: [String]? = nil) -> S
 /// A TCP port on 127.0.0.1 that nothing listens on now: the kernel picks it. Servers started by the
 /// tests bind to 127.0.0.1 only, on ports from here, so that parallel runs never collide.
 public func freeLoopbackPort() throws -> UInt16 {
+    let (socketFD, port) = try boundLoopbackSocket(listening: false)
+    close(socketFD)
+    return port
+}
+
+/// A TCP listener on 127.0.0.1 that never accepts: connections complete in the kernel's backlog
+/// and then wait forever, like a server that hangs. Closed when released.
+public final class SilentListener {
+    public let port: UInt16
+    private let socketFD: Int32
+
+    public init() throws { (socketFD, port) = try boundLoopbackSocket(listening: true) }
+
+    deinit { close(socketFD) }
+}
+
+/// A TCP socket bound to a port the kernel picks on 127.0.0.1, listening if asked.
+private func boundLoopbackSocket(listening: Bool) throws -> (Int32, UInt16) {
     let socketFD = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard socketFD >= 0 else { throw SpawnError(description: "socket: \(String(cString: strerror(errno)))") }
-    defer { close(socketFD) }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
@@ -87,11 +104,16 @@ public func freeLoopbackPort() throws -> UInt16 {
     var length = socklen_t(MemoryLayout<sockaddr_in>.size)
     let bound = withUnsafeMutablePointer(to: &address) { pointer in
         pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
-            bind(socketFD, generic, length) == 0 && getsockname(socketFD, generic, &length) == 0
+            bind(socketFD, generic, length) == 0 && (!listening || listen(socketFD, 16) == 0)
+                && getsockname(socketFD, generic, &length) == 0
         }
     }
-    guard bound else { throw SpawnError(description: "bind 127.0.0.1:0: \(String(cString: strerror(errno)))") }
-    return UInt16(bigEndian: address.sin_port)
+    guard bound else {
+        let reason = String(cString: strerror(errno))
+        close(socketFD)
+        throw SpawnError(description: "bind 127.0.0.1:0: \(reason)")
+    }
+    return (socketFD, UInt16(bigEndian: address.sin_port))
 }
 
 /// Waits until something accepts TCP connections on 127.0.0.1:`port`; false at the deadline.
