@@ -51,8 +51,6 @@ struct CommandSpec: Sendable {
             .joined(separator: " ")
     }
 
-    static func named(_ name: String) -> CommandSpec? { all.first { $0.name == name } }
-
     /// The long name of a one-letter option (`i` → `in`), from every command's options.
     static func longName(of short: Character) -> OptionName? {
         all.lazy.flatMap(\.options).first { $0.short == short }?.name

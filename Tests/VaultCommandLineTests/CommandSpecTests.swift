@@ -22,6 +22,16 @@ struct CommandSpecTests {
         }
     }
 
+    @Test("looking a command up by name finds each command of the table, and nothing else")
+    func lookupMatchesTable() {
+        for spec in CommandSpec.all {
+            #expect(CommandSpec.named(spec.name)?.synopsis == spec.synopsis, "vault \(spec.name)")
+        }
+        for word in ["", "Get", "gets", "list", "remove", "--help", "version2"] {
+            #expect(CommandSpec.named(word) == nil, "\(word)")
+        }
+    }
+
     @Test("a flag completes nothing; an option with choices shows and completes the same words")
     func completionKinds() {
         for option in CommandSpec.all.flatMap(\.options) + CompletionModel.topLevelOptions {

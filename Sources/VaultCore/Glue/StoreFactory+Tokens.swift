@@ -16,6 +16,7 @@ extension StoreFactory {
         } else {
             directory = (try? filePath()).map { FileSystem.directory(of: $0) }
         }
+        let environment = self.environment
         return TokenSettings(
             refreshSkew: skew, lockDirectory: directory,
             commandEnvironment: environment.filter { !Self.holdsKeyMaterial($0.key) }, endpoint: try oauthClient())

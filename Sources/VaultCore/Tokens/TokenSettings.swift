@@ -7,7 +7,13 @@ public struct TokenSettings: Sendable {
     /// nil when neither is known (no `XDG_RUNTIME_DIR`, no `HOME`).
     public var lockDirectory: String?
     /// The environment a refresh command runs with: vault's, less the key-material variables.
-    public var commandEnvironment: [String: String]
+    ///
+    /// Made when a refresh asks for it: filtering the environment was 5% of every `get`.
+    public var commandEnvironment: [String: String] {
+        get { makeCommandEnvironment() }
+        set { makeCommandEnvironment = { newValue } }
+    }
+    private var makeCommandEnvironment: @Sendable () -> [String: String]
     /// Requests to OAuth token endpoints; `nil` where vault has no HTTP layer.
     public var endpoint: (any TokenEndpoint)?
 
@@ -15,12 +21,13 @@ public struct TokenSettings: Sendable {
     public static let defaultRefreshSkew: Int64 = 60
 
     public init(
-        refreshSkew: Int64 = defaultRefreshSkew, lockDirectory: String?, commandEnvironment: [String: String],
+        refreshSkew: Int64 = defaultRefreshSkew, lockDirectory: String?,
+        commandEnvironment: @autoclosure @escaping @Sendable () -> [String: String],
         endpoint: (any TokenEndpoint)? = nil
     ) {
         self.refreshSkew = refreshSkew
         self.lockDirectory = lockDirectory
-        self.commandEnvironment = commandEnvironment
+        self.makeCommandEnvironment = commandEnvironment
         self.endpoint = endpoint
     }
 
