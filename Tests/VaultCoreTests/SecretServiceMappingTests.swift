@@ -72,6 +72,12 @@ struct SecretServiceMappingTests {
                 GLibError(
                     domain: GLibErrorCode.dbusDomain, code: 36,
                     message: "GDBus.Error:org.freedesktop.DBus.Error.Failed: Client public key size is invalid")))
+        #expect(
+            VaultError.isBrokenSession(
+                GLibError(
+                    domain: GLibErrorCode.dbusDomain, code: 36,
+                    message: "GDBus.Error:org.qtproject.QtDBus.Error.InvalidObjectPath: "
+                        + "Can't find session /org/freedesktop/secrets/session/7")))
         #expect(!VaultError.isBrokenSession(error("Cannot create an item in a locked collection")))
     }
 

@@ -473,8 +473,11 @@ struct Call {
             message: String(cString: CVaultSecret_ErrorMessage(error)))
     }
 
+    /// The item's secret. libsecret hands over none, without an error, when it cannot decrypt
+    /// what the provider sent (KWallet's failing key exchange): a fresh session may work.
     func secret(of item: Item, _ service: Owned) throws(VaultError) -> [UInt8] {
         guard let value = try check({ CVaultSecret_SecretForPath(service.pointer, item.path, deadline, &$0) }) else {
+            findings.brokenSession = true
             throw failedSilently("the item has no secret")
         }
         defer { CVaultSecret_ValueWipeAndUnref(value) }
