@@ -46,6 +46,49 @@ struct MigrateSecretServiceTests {
             return found.stdoutText.split(separator: "\n").filter { $0.hasPrefix("[/") }.count
         }
 
+        /// Leaves an item for `account` as a write that never finished leaves it: vault's
+        /// attributes for a value that is not empty, and an empty value. On KWallet through the
+        /// way that leaves it there: a CreateItem whose secret cannot be decrypted (it names a
+        /// session that another connection opened, as a killed vault's session is gone), which
+        /// KWallet refuses after storing the attributes. Elsewhere, where a refused CreateItem
+        /// leaves nothing, secret-tool stores the same item.
+        func leaveHalfWritten(_ account: String) throws {
+            let now = ISO8601DateFormatter().string(from: Date())
+            let attributes = [
+                "service": service, "username": account, "xdg:schema": "org.freedesktop.Secret.Generic",
+                "vault.created": now, "vault.updated": now, "vault.nonempty": "true",
+            ]
+            guard SecretServiceProvider.current == .kwallet else {
+                let pairs = attributes.sorted { $0.key < $1.key }.flatMap { [$0.key, $0.value] }
+                let stored = try runTool(
+                    "/usr/bin/secret-tool", ["store", "--label=vault: \(service)/\(account)"] + pairs,
+                    environment: vault.environment)
+                #expect(stored.status == 0, "secret-tool store: \(stored.stderr)")
+                return
+            }
+            let gdbus = ["call", "--session", "--dest", "org.freedesktop.secrets"]
+            let opened = try runTool(
+                "/usr/bin/gdbus",
+                gdbus + [
+                    "--object-path", "/org/freedesktop/secrets", "--method",
+                    "org.freedesktop.Secret.Service.OpenSession", "plain", "<''>",
+                ], environment: vault.environment)
+            let session = try #require(
+                opened.stdoutText.split(separator: "'").first { $0.hasPrefix("/org/freedesktop/secrets/session/") },
+                "OpenSession: \(opened.stdoutText) \(opened.stderr)")
+            let map = attributes.map { "'\($0.key)': '\($0.value)'" }.joined(separator: ", ")
+            let created = try runTool(
+                "/usr/bin/gdbus",
+                gdbus + [
+                    "--object-path", "/org/freedesktop/secrets/aliases/default", "--method",
+                    "org.freedesktop.Secret.Collection.CreateItem",
+                    "{'org.freedesktop.Secret.Item.Label': <'vault: \(service)/\(account)'>, "
+                        + "'org.freedesktop.Secret.Item.Attributes': <{\(map)}>}",
+                    "(objectpath '\(session)', @ay [], @ay [118, 97, 108, 117, 101], 'text/plain')", "false",
+                ], environment: vault.environment)
+            #expect(created.stderr.contains("Can't find session"), "CreateItem: \(created.stderr)")
+        }
+
         func cleanUp() {
             SessionKeyring.clear(service, vault)
             vault.cleanUp()
@@ -110,12 +153,41 @@ struct MigrateSecretServiceTests {
         let inKeyring = secrets
         secrets[changed]?.value = Array("newer in the file".utf8)
         try keyring.writeFile(secrets)
-        #expect(try keyring.vault.run(["migrate", "--from", "secret-service", "--to", "file"]).status == 7)
+        let refusedBack = try keyring.vault.run(["migrate", "--from", "secret-service", "--to", "file"])
+        #expect(refusedBack.status == 7, "\(refusedBack.stderr)")
         #expect(try keyring.itemCount() == 4)
         try keyring.vault.run(["migrate", "--overwrite", "--from", "secret-service", "--to", "file"])
             .expectSuccess()
         #expect(try keyring.itemCount() == 0)
         #expect(try keyring.file() == inKeyring)
+    }
+
+    @Test("an item whose write never finished is absent to get; migrate and set fill it in place")
+    func halfWrittenItem() throws {
+        let keyring = try Keyring()
+        defer { keyring.cleanUp() }
+        let secrets = keyring.samples(3)
+        try keyring.writeFile(secrets)
+        try keyring.leaveHalfWritten("name-000")
+        #expect(try keyring.itemCount() == 1)
+        let got = try keyring.vault.run(["--backend", "secret-service", "get", "name-000"])
+        #expect(got.status == 1 && got.stdout.isEmpty, "get: \(got.status) \(got.stderr)")
+
+        let migrated = try keyring.vault.run(["migrate", "--from", "file", "--to", "secret-service"])
+        migrated.expectSuccess()
+        #expect(
+            migrated.stderr.contains("migrated 3, skipped 0, conflicts 0; removed 3 from the source"),
+            "\(migrated.stderr)")
+        #expect(try keyring.keyring() == secrets)
+        #expect(try keyring.itemCount() == 3)
+
+        try keyring.leaveHalfWritten("later")
+        try keyring.vault.run(["--backend", "secret-service", "set", "later"], stdin: Array("filled".utf8))
+            .expectSuccess()
+        let filled = try keyring.vault.run(["--backend", "secret-service", "get", "later"])
+        filled.expectSuccess()
+        #expect(filled.stdout == Array("filled".utf8))
+        #expect(try keyring.itemCount() == 4)
     }
 
     @Test("file to secret-service killed with SIGKILL at points spread over its run, then run again")
@@ -141,20 +213,12 @@ struct MigrateSecretServiceTests {
             for (key, secret) in secrets {
                 #expect(left[key] == secret || arrived[key]?.value == secret.value, "kill at \(delay) s lost \(key)")
             }
-            // KWallet creates an item and sets its secret in two steps: a kill between them can
-            // leave an item whose value differs, which the rerun then reports as a conflict
-            // (exit 7). Open in issue 12; shown as a known issue on KWallet, never hidden.
-            try withKnownIssue(
-                "KWallet: a kill between creating an item and setting its secret leaves a conflict",
-                isIntermittent: true
-            ) {
-                try keyring.vault.run(migrate).expectSuccess()
-                #expect(try keyring.keyring() == secrets, "after a kill at \(delay) s")
-                #expect(try keyring.itemCount() == secrets.count, "each secret once, after a kill at \(delay) s")
-                #expect(try keyring.file().isEmpty)
-            } when: {
-                SecretServiceProvider.current == .kwallet
-            }
+            // On KWallet a kill can leave an item whose write never finished (halfWrittenItem):
+            // the rerun fills it in place.
+            try keyring.vault.run(migrate).expectSuccess()
+            #expect(try keyring.keyring() == secrets, "after a kill at \(delay) s")
+            #expect(try keyring.itemCount() == secrets.count, "each secret once, after a kill at \(delay) s")
+            #expect(try keyring.file().isEmpty)
             return MigrateKillTests.Landing(finished: finished, left: left.count, arrived: arrived.count)
         }
         let tally = MigrateKillTests.Landing.describe(landed)

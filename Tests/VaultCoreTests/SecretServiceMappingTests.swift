@@ -76,6 +76,12 @@ struct SecretServiceMappingTests {
                 GLibError(
                     domain: GLibErrorCode.dbusDomain, code: 36,
                     message: "GDBus.Error:org.freedesktop.DBus.Error.Failed: Client public key size is invalid")))
+        #expect(
+            VaultError.isBrokenSession(
+                GLibError(
+                    domain: GLibErrorCode.dbusDomain, code: 36,
+                    message: "GDBus.Error:org.qtproject.QtDBus.Error.InvalidObjectPath: "
+                        + "Can't find session /org/freedesktop/secrets/session/7")))
         #expect(!VaultError.isBrokenSession(error("Cannot create an item in a locked collection")))
     }
 
@@ -98,9 +104,26 @@ struct SecretServiceMappingTests {
             SecretServiceItems.attributes(for: record) == [
                 "service": "github.com", "username": "ci/token", "xdg:schema": "org.freedesktop.Secret.Generic",
                 "vault.created": "1970-01-01T00:00:00Z", "vault.updated": "1970-01-01T00:01:00Z",
-                "vault.expires": "1970-01-01T01:00:00Z",
+                "vault.expires": "1970-01-01T01:00:00Z", "vault.nonempty": "true",
             ])
         #expect(SecretServiceItems.label(for: name) == "vault: github.com/ci/token")
+    }
+
+    @Test("an item that says its value is not empty and holds an empty one is a write that never finished")
+    func halfWritten() {
+        let empty = SecretRecord(
+            name: name, value: [],
+            metadata: SecretMetadata(created: Timestamp(secondsSince1970: 0), updated: Timestamp(secondsSince1970: 0)))
+        let attributes = SecretServiceItems.attributes(for: empty)
+        #expect(attributes["vault.nonempty"] == nil)
+        #expect(!SecretServiceItems.isHalfWritten(attributes, valueIsEmpty: true))
+        // An empty value written over one that was not: empty, not left out (KeePassXC keeps it).
+        #expect(SecretServiceItems.merging(empty, into: ["vault.nonempty": "true"])["vault.nonempty"] == "")
+        let full = SecretServiceItems.attributes(for: SecretRecord(name: name, value: [0], metadata: empty.metadata))
+        #expect(SecretServiceItems.isHalfWritten(full, valueIsEmpty: true))
+        #expect(!SecretServiceItems.isHalfWritten(full, valueIsEmpty: false))
+        // Items of other tools and of vault 1.0 carry no mark: an empty value there is a value.
+        #expect(!SecretServiceItems.isHalfWritten(["service": "github.com", "username": "ci"], valueIsEmpty: true))
     }
 
     @Test("updating another tool's item keeps its attributes and drops a stale expiry")

@@ -153,10 +153,13 @@ extension VaultError {
     }
 
     /// Whether the error is one of KWallet's transient failures of the session key exchange
-    /// (about 1 call in 100): a fresh session usually works.
+    /// (about 1 call in 100): a fresh session usually works. KWallet answers a secret it cannot
+    /// decrypt with "Can't find session" (and keeps a created item's attributes: the retry fills
+    /// that item in place).
     static func isBrokenSession(_ error: GLibError) -> Bool {
         error.message.contains("Client public key size is invalid")
             || error.message.contains("Received invalid secret from the secret storage")
+            || error.message.contains("Can't find session")
     }
 
     /// Whether the error says there is no Secret Service at all (no bus to reach, nothing owns

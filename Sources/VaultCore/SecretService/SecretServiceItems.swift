@@ -11,10 +11,13 @@ enum SecretServiceItems {
     static let createdKey = "vault.created"
     static let updatedKey = "vault.updated"
     static let expiresKey = "vault.expires"
+    /// "true" on an item vault wrote with a value that is not empty: an item that says so and
+    /// holds an empty value is one whose write never finished (see ``isHalfWritten(_:valueIsEmpty:)``).
+    static let nonEmptyKey = "vault.nonempty"
     /// libsecret's generic schema: keyring's libsecret backend searches with it, so vault's
     /// items carry it; lookups by vault never require it.
     static let genericSchema = "org.freedesktop.Secret.Generic"
-    static let vaultKeys: Set<String> = [createdKey, updatedKey, expiresKey]
+    static let vaultKeys: Set<String> = [createdKey, updatedKey, expiresKey, nonEmptyKey]
 
     /// The attributes that find a secret, whatever tool wrote it.
     static func query(_ name: SecretName) -> [String: String] {
@@ -55,7 +58,23 @@ enum SecretServiceItems {
         } else if existing[expiresKey] != nil {
             attributes[expiresKey] = ""
         }
+        if !record.value.isEmpty {
+            attributes[nonEmptyKey] = "true"
+        } else if existing[nonEmptyKey] != nil {
+            attributes[nonEmptyKey] = ""
+        }
         return attributes
+    }
+
+    /// Whether an item is what a write that never finished leaves: its attributes say vault
+    /// wrote a value that is not empty, and its value is empty.
+    ///
+    /// KWallet's CreateItem stores the attributes, then decrypts the secret and stores it; when
+    /// the decryption fails (the caller's session is gone because vault was killed, or the key
+    /// exchange went wrong) it answers with an error and keeps the item, value empty. Such an
+    /// item is absent to vault's reads, and a write fills it in place.
+    static func isHalfWritten(_ attributes: [String: String], valueIsEmpty: Bool) -> Bool {
+        valueIsEmpty && attributes[nonEmptyKey] == "true"
     }
 
     /// The attributes that put `old` back after `merging(record, into: old)` was written:

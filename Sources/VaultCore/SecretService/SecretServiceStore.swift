@@ -128,17 +128,20 @@ public final class SecretServiceStore: SecretStore {
             // the secret is asked for, and in any case before this operation ends.
             let session = SessionOpening(service, call)
             let items = try call.search(service, SecretServiceItems.query(name))
-            guard let index = SecretServiceItems.preferred(items.map(\.candidate)) else {
-                if !items.isEmpty { throw call.lockedItems(service, name) }
-                try call.requireDefaultUnlocked(service, name)
-                return nil
+            // The preferred unlocked item, passing over any whose write never finished.
+            var candidates = items
+            while let index = SecretServiceItems.preferred(candidates.map(\.candidate)) {
+                let item = candidates.remove(at: index)
+                try session.finish()
+                let value = try call.secret(of: item, service)
+                if SecretServiceItems.isHalfWritten(item.attributes, valueIsEmpty: value.isEmpty) { continue }
+                let metadata = SecretServiceItems.metadata(
+                    attributes: item.attributes, created: item.created, modified: item.modified, now: .now())
+                return SecretRecord(name: name, value: value, metadata: metadata)
             }
-            let item = items[index]
-            try session.finish()
-            let value = try call.secret(of: item, service)
-            let metadata = SecretServiceItems.metadata(
-                attributes: item.attributes, created: item.created, modified: item.modified, now: .now())
-            return SecretRecord(name: name, value: value, metadata: metadata)
+            if items.contains(where: \.isLocked) { throw call.lockedItems(service, name) }
+            if items.isEmpty { try call.requireDefaultUnlocked(service, name) }
+            return nil
         }
     }
 
@@ -150,7 +153,8 @@ public final class SecretServiceStore: SecretStore {
             let service = try call.service()
             let items = try call.search(service, SecretServiceItems.query(name))
             if let index = SecretServiceItems.preferred(items.map(\.candidate)) {
-                // Update in place: attributes first, so a failure leaves the old value.
+                // Update in place: attributes first, so a failure leaves the old value. An item
+                // whose write never finished is filled in this way too, not duplicated.
                 let item = try call.proxy(service, for: items[index])
                 let old = items[index].attributes
                 try call.setAttributes(of: item, SecretServiceItems.merging(record, into: old))
@@ -469,8 +473,11 @@ struct Call {
             message: String(cString: CVaultSecret_ErrorMessage(error)))
     }
 
+    /// The item's secret. libsecret hands over none, without an error, when it cannot decrypt
+    /// what the provider sent (KWallet's failing key exchange): a fresh session may work.
     func secret(of item: Item, _ service: Owned) throws(VaultError) -> [UInt8] {
         guard let value = try check({ CVaultSecret_SecretForPath(service.pointer, item.path, deadline, &$0) }) else {
+            findings.brokenSession = true
             throw failedSilently("the item has no secret")
         }
         defer { CVaultSecret_ValueWipeAndUnref(value) }
