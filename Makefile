@@ -157,6 +157,9 @@ FUZZ_DEBUG = $(FUZZ_BUILD)/debug
 
 fuzz-build:
 	$(SWIFT) build --build-path $(FUZZ_BUILD) --target VaultCore -Xswiftc -sanitize=fuzzer
+	@for target in $$(python3 Tests/Fuzz/link-inputs.py $(FUZZ_DEBUG) c-targets); do \
+		$(SWIFT) build --build-path $(FUZZ_BUILD) --target $$target -Xswiftc -sanitize=fuzzer >/dev/null || exit 1; \
+	done
 	@python3 Tests/Fuzz/link-inputs.py $(FUZZ_DEBUG) objects >$(FUZZ_BUILD)/objects.rsp || exit 1; \
 	maps=$$(python3 Tests/Fuzz/link-inputs.py $(FUZZ_DEBUG) modulemaps) || exit 1; \
 	for source in $(FUZZ_SOURCES); do \

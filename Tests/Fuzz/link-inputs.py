@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """What `make fuzz-build` links a fuzzer against: VaultCore and every target it depends on.
 
-Usage: link-inputs.py BUILD_DIR objects|modulemaps
+Usage: link-inputs.py BUILD_DIR objects|modulemaps|c-targets
 
 The closure comes from the build plan SwiftPM writes for the build (`BUILD_DIR/description.json`,
 its `targetDependencyMap`, which is already transitive), so that a new target, in vault or in a
@@ -13,6 +13,9 @@ objects:    one quoted object file a line (a response file for swiftc). Swift ta
             never linked; C targets have no such list in the plan, so their folder is searched.
 modulemaps: the -fmodule-map-file flags for the module maps SwiftPM generated for the closure's
             targets (C targets, and the Objective-C header of Swift targets), one a line.
+c-targets:  the closure's C targets, one a line. `swift build --target VaultCore` compiles only
+            the C targets VaultCore imports; one that only another C target depends on (the
+            shims' loader) gets no object until it is built by name.
 """
 
 import json
@@ -23,7 +26,7 @@ ROOT = "VaultCore"
 
 
 def main():
-    if len(sys.argv) != 3 or sys.argv[2] not in ("objects", "modulemaps"):
+    if len(sys.argv) != 3 or sys.argv[2] not in ("objects", "modulemaps", "c-targets"):
         sys.exit(__doc__.split("\n\n")[1])
     build, mode = sys.argv[1], sys.argv[2]
     try:
@@ -33,6 +36,11 @@ def main():
         swift = {command["moduleName"]: command for command in plan["swiftCommands"].values()}
     except (OSError, KeyError, ValueError) as error:
         sys.exit(f"link-inputs.py: cannot read the build plan in {build}: {error!r}")
+    if mode == "c-targets":
+        for target in targets:
+            if target not in swift:
+                print(target)
+        return
     for target in targets:
         folder = os.path.join(build, target + ".build")
         if mode == "objects" and target in swift:
