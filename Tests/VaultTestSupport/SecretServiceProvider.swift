@@ -42,7 +42,8 @@ public struct KWalletSessionFlakes: SuiteTrait, TestTrait, TestScoping {
         guard testCase != nil, SecretServiceProvider.current == .kwallet else { return try await function() }
         let seen = Seen()
         try await Testing.withKnownIssue(
-            "KWallet's session key exchange failed (a client that does not retry, or twice in a row)", isIntermittent: true
+            "KWallet's session key exchange failed (a client that does not retry, or twice in a row)",
+            isIntermittent: true
         ) {
             try await function()
         } matching: { issue in
