@@ -110,22 +110,12 @@ final class PrivateBus {
     }
 
     private func startBus(socket: String) throws {
-        let config = directory.appendingPathComponent("bus.conf")
-        try """
-        <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
-         "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-        <busconfig>
-          <type>session</type>
-          <listen>unix:path=\(socket)</listen>
-          <auth>EXTERNAL</auth>
-          <policy context="default">
-            <allow send_destination="*" eavesdrop="true"/>
-            <allow eavesdrop="true"/>
-            <allow own="*"/>
-          </policy>
-        </busconfig>
-        """.write(to: config, atomically: true, encoding: .utf8)
-        try launch("dbus-daemon", findExecutable("dbus-daemon")!, ["--config-file=\(config.path)", "--nofork"])
+        guard let config = packageRoot()?.appendingPathComponent("Tests/private-bus.conf") else {
+            throw PrivateBusError(message: "cannot find the package root for Tests/private-bus.conf")
+        }
+        try launch(
+            "dbus-daemon", findExecutable("dbus-daemon")!,
+            ["--config-file=\(config.path)", "--address=unix:path=\(socket)", "--nofork"])
         try waitUntil("the private bus at \(socket)") { FileManager.default.fileExists(atPath: socket) }
     }
 
