@@ -387,45 +387,48 @@ struct Call {
     /// properties in one call (no libsecret item proxies, which cost five calls each).
     func search(_ service: Owned, _ attributes: [String: String]) throws(VaultError) -> [Item] {
         let table = Attributes(attributes)
-        return try retryingVanished { () throws(VaultError) in
-            try paths { CVaultSecret_SearchPaths(service.pointer, table.pointer, deadline, &$0) }.map(readItem)
-        }
+        return try readItems(paths { CVaultSecret_SearchPaths(service.pointer, table.pointer, deadline, &$0) })
     }
 
     /// The items of every collection; a locked collection (whose items may be hidden) throws.
     /// Read afresh each time: KeePassXC answers a search without attributes with nothing.
     func allItems() throws(VaultError) -> [Item] {
-        try retryingVanished { () throws(VaultError) in
-            var items: [Item] = []
-            for collection in try paths({ CVaultSecret_CollectionPaths(deadline, &$0) }) {
-                var locked = false
-                let itemPaths = try paths { CVaultSecret_CollectionItemPaths(collection, deadline, &locked, &$0) }
-                if locked {
-                    findings.lockedKeyring = true
-                    throw VaultError(.cannotUnlock, "a keyring holding secrets is locked; unlock it and retry")
-                }
-                items += try itemPaths.map(readItem)
+        var items: [Item] = []
+        for collection in try paths({ CVaultSecret_CollectionPaths(deadline, &$0) }) {
+            var locked = false
+            let itemPaths: [String]
+            do throws(VaultError) {
+                itemPaths = try paths { CVaultSecret_CollectionItemPaths(collection, deadline, &locked, &$0) }
+            } catch {
+                guard findings.vanished else { throw error }
+                findings.vanished = false
+                continue  // the collection was deleted since the list of collections
             }
-            return items
+            if locked {
+                findings.lockedKeyring = true
+                throw VaultError(.cannotUnlock, "a keyring holding secrets is locked; unlock it and retry")
+            }
+            items += try readItems(itemPaths)
         }
+        return items
     }
 
-    /// Runs `body` again when an item it read went away under it: another program deleted it
-    /// between the search (or the collection's list) and the reading of its properties, so the
-    /// set of items changed and a new look sees the change.
-    private func retryingVanished<T>(_ body: () throws(VaultError) -> T) throws(VaultError) -> T {
-        var attempt = 0
-        while true {
-            attempt += 1
+    /// Each item's properties. An item deleted by another program since its path was found is
+    /// left out: it did not exist at some moment during this look, so a result without it is
+    /// true of that moment, while every item that existed throughout is read. Starting the whole
+    /// look again instead never ends while another program keeps changing a large keyring.
+    private func readItems(_ paths: [String]) throws(VaultError) -> [Item] {
+        var items: [Item] = []
+        items.reserveCapacity(paths.count)
+        for path in paths {
             do throws(VaultError) {
-                return try body()
+                items.append(try readItem(path))
             } catch {
-                guard findings.vanished, attempt < Self.searchAttempts, !CVaultSecret_DeadlineExpired(deadline) else {
-                    throw error
-                }
+                guard findings.vanished else { throw error }
                 findings.vanished = false
             }
         }
+        return items
     }
 
     /// The object paths a shim call returns, copied; the array is freed.
@@ -462,9 +465,6 @@ struct Call {
         }
         return Owned(proxy, release: CVaultSecret_ItemUnref)
     }
-
-    /// How often a search is repeated when its items vanish while it loads them.
-    static let searchAttempts = 8
 
     /// The GError's domain, code and message, copied.
     static func glibError(_ error: OpaquePointer) -> GLibError {
