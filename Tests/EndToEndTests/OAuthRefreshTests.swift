@@ -249,8 +249,9 @@ struct OAuthRefreshTests {
 
     /// SIGKILL `vault get` at a random moment of a refresh, then read again. Each kill is placed
     /// by the server's count: before the request reached it, or after; and the next read tells
-    /// whether the new tokens had been stored (no further request) or were lost in the window
-    /// between the server's answer and the store (the next read needs a login).
+    /// whether the new tokens had been kept (stored, or in the refresh journal, which the next
+    /// read stores: no further request) or were lost in the window between the server's answer
+    /// and the journal's write (the next read needs a login).
     @Test("random SIGKILLs during refresh: the next get works or says to log in; never a stale token")
     func killsDuringRefresh() throws {
         let (vault, server) = try setUp()
@@ -274,10 +275,10 @@ struct OAuthRefreshTests {
             switch (wasRunning, sent, next.status, again) {
             case (false, _, 0, _): outcome = "finished before the kill"
             case (true, 0, 0, 1): outcome = "killed before the request"
-            case (true, 1, 0, 0): outcome = "killed after the store"
+            case (true, 1, 0, 0): outcome = "killed after the journal or the store"
             // The server counted the request but never rotated: the client died mid-request.
             case (true, 1, 0, 1): outcome = "killed during the request, before the server rotated"
-            case (true, 1, 4, 1): outcome = "killed between answer and store: login needed"
+            case (true, 1, 4, 1): outcome = "killed between the answer and the journal: login needed"
             default:
                 outcome =
                     "unexpected: sent \(sent), next exit \(next.status), again \(again): \(next.stderr)"
@@ -294,34 +295,55 @@ struct OAuthRefreshTests {
         #expect(!outcomes.keys.contains { $0.hasPrefix("unexpected") }, "\(outcomes)")
     }
 
-    /// strace kills `vault get` on entering a chosen system call, without a hook in vault:
-    /// at the first `connect` (before the request) the next get refreshes normally; at the
-    /// `rename` that stores the new tokens (the server has answered) the refresh token in the
-    /// vault is the one the server rotated away, and the next get says to log in again.
-    @Test("SIGKILL before the request and in the window after the answer: the next get refreshes, or says to log in")
+    /// strace kills `vault get` on entering a chosen system call, without a hook in vault: at the
+    /// first `connect` (before the request) the next get refreshes normally; at the first
+    /// `rename`, which puts the server's answer in the refresh journal, the refresh token in the
+    /// vault is the one the server rotated away, and the next get says to log in again; at the
+    /// second, the first of the file store's write (its header record, then the vault file), the
+    /// journal holds the new tokens, and the next get stores them without a request.
+    @Test("SIGKILL before the request, the journal, the store: the next get refreshes, says to log in, or stores it")
     func killAtSystemCalls() throws {
         let (vault, server) = try setUp()
         defer { vault.cleanUp() }
-        let strace = "/usr/bin/strace"
-        try requireComponent(FileManager.default.isExecutableFile(atPath: strace) ? nil : "strace is not installed")
-        // The file store renames relative to the vault's directory (renameat); any rename counts.
-        for (call, expected) in [("connect", 0), ("rename,renameat,renameat2", 4)] {
-            let name = "at-\(call.prefix { $0 != "," })"
-            _ = try importToken(vault, server, name: name)
+        // The file store and the journal rename relative to their folders (renameat); any rename counts.
+        let rename = "rename,renameat,renameat2"
+        for (call, when, expected) in [("connect", 1, 0), (rename, 1, 4), (rename, 2, 0)] {
+            let name = "at-\(call.prefix { $0 != "," })-\(when)"
+            let old = try importToken(vault, server, name: name)
             let start = try refreshes(server)
-            let killed = try vault.runProgram(
-                strace,
-                ["-f", "-qq", "-o", "/dev/null", "-e", "trace=\(call)", "-e", "inject=\(call):signal=KILL:when=1"]
-                    + [VaultRunner.binary, "get", name])
+            let revoked = try server.stats()["revoked_families"] ?? -1
+            let killed = try straced(vault, ["get", name], inject: call, "signal=KILL:when=\(when)")
             #expect(
                 killed.status == 128 + SIGKILL && killed.stdout.isEmpty, "\(call): \(killed.status) \(killed.stderr)")
-            #expect(try refreshes(server) - start == (call == "connect" ? 0 : 1))
-            let next = try vault.run(["get", name])
+            let sent = call == "connect" ? 0 : 1
+            #expect(try refreshes(server) - start == sent)
+            let killedAt = Date()
+            // Skew 0: the journal's token is current for its whole lifetime.
+            let next = try vault.run(["get", name], env: ["VAULT_REFRESH_SKEW": "0"])
             if expected == 0 {
                 next.expectSuccess()
+                #expect(!next.stdout.isEmpty && next.stdoutText != old)
+                // Killed before the store, the journal's answer is stored: no second request, unless
+                // that token expired first (it lives 3 s from the answer: at least 2 s of stored time).
+                if call != "connect", Date().timeIntervalSince(killedAt) < 2 {
+                    #expect(try refreshes(server) - start == 1, "the journal's answer was asked for again")
+                }
+                #expect(try server.stats()["revoked_families"] == revoked, "a rotated refresh token was reused")
             } else {
                 next.expectFailure(4, "run 'vault oauth login \(name)' again")
             }
         }
+    }
+
+    /// Runs vault under strace, which injects `action` (a signal or an error) into `calls`.
+    func straced(_ vault: VaultRunner, _ arguments: [String], inject calls: String, _ action: String) throws
+        -> ToolResult
+    {
+        let strace = "/usr/bin/strace"
+        try requireComponent(FileManager.default.isExecutableFile(atPath: strace) ? nil : "strace is not installed")
+        return try vault.runProgram(
+            strace,
+            ["-f", "-qq", "-o", "/dev/null", "-e", "trace=\(calls)", "-e", "inject=\(calls):\(action)"]
+                + [VaultRunner.binary] + arguments)
     }
 }
