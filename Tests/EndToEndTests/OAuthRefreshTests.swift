@@ -296,27 +296,30 @@ struct OAuthRefreshTests {
     }
 
     /// strace kills `vault get` on entering a chosen system call, without a hook in vault: at the
-    /// first `connect` (before the request) the next get refreshes normally; at the first
-    /// `rename`, which puts the server's answer in the refresh journal, the refresh token in the
-    /// vault is the one the server rotated away, and the next get says to log in again; at the
-    /// second, the first of the file store's write (its header record, then the vault file), the
-    /// journal holds the new tokens, and the next get stores them without a request.
+    /// first `connect` (before the request) the next get refreshes normally; at the `rename` that
+    /// puts the server's answer in the refresh journal, the refresh token in the vault is the one
+    /// the server rotated away, and the next get says to log in again; at the `rename` that
+    /// stores the new tokens in the vault file, the journal holds them, and the next get stores
+    /// them without a request.
     @Test("SIGKILL before the request, the journal, the store: the next get refreshes, says to log in, or stores it")
     func killAtSystemCalls() throws {
-        let (vault, server) = try setUp()
+        var (vault, server) = try setUp()
         defer { vault.cleanUp() }
-        // The file store and the journal rename relative to their folders (renameat); any rename counts.
+        vault.environment["XDG_RUNTIME_DIR"] = vault.path("run")
+        // The file store and the journal rename relative to their folders (renameat): strace
+        // picks the rename by the folder (-P).
         let rename = "rename,renameat,renameat2"
-        for (call, when, expected) in [("connect", 1, 0), (rename, 1, 4), (rename, 2, 0)] {
-            let name = "at-\(call.prefix { $0 != "," })-\(when)"
+        let journalFolder = vault.path("run") + "/vault"
+        let cases = [("connect", nil, 0), (rename, journalFolder, 4), (rename, Self.folder(of: vault.vaultFile), 0)]
+        for (round, (call, folder, expected)) in cases.enumerated() {
+            let name = "at-\(round)"
             let old = try importToken(vault, server, name: name)
             let start = try refreshes(server)
             let revoked = try server.stats()["revoked_families"] ?? -1
-            let killed = try straced(vault, ["get", name], inject: call, "signal=KILL:when=\(when)")
+            let killed = try straced(vault, ["get", name], inject: call, "signal=KILL", in: folder)
             #expect(
                 killed.status == 128 + SIGKILL && killed.stdout.isEmpty, "\(call): \(killed.status) \(killed.stderr)")
-            let sent = call == "connect" ? 0 : 1
-            #expect(try refreshes(server) - start == sent)
+            #expect(try refreshes(server) - start == (call == "connect" ? 0 : 1))
             let killedAt = Date()
             // Skew 0: the journal's token is current for its whole lifetime.
             let next = try vault.run(["get", name], env: ["VAULT_REFRESH_SKEW": "0"])
@@ -335,15 +338,24 @@ struct OAuthRefreshTests {
         }
     }
 
-    /// Runs vault under strace, which injects `action` (a signal or an error) into `calls`.
-    func straced(_ vault: VaultRunner, _ arguments: [String], inject calls: String, _ action: String) throws
-        -> ToolResult
+    /// Runs vault under strace, which injects `action` (a signal or an error) into `calls`: every
+    /// one, or with `folder`, only those made in that folder.
+    func straced(
+        _ vault: VaultRunner, _ arguments: [String], inject calls: String, _ action: String, in folder: String?
+    )
+        throws -> ToolResult
     {
         let strace = "/usr/bin/strace"
         try requireComponent(FileManager.default.isExecutableFile(atPath: strace) ? nil : "strace is not installed")
+        let path = folder.map { ["-P", $0] } ?? []
         return try vault.runProgram(
             strace,
-            ["-f", "-qq", "-o", "/dev/null", "-e", "trace=\(calls)", "-e", "inject=\(calls):\(action)"]
+            ["-f", "-qq", "-o", "/dev/null"] + path + ["-e", "trace=\(calls)", "-e", "inject=\(calls):\(action)"]
                 + [VaultRunner.binary] + arguments)
+    }
+
+    /// The folder of `path`, symbolic links resolved, as strace's -P compares it with a descriptor's path.
+    static func folder(of path: String) -> String {
+        URL(fileURLWithPath: path).deletingLastPathComponent().resolvingSymlinksInPath().path
     }
 }

@@ -21,10 +21,11 @@ extension OAuthRefreshTests {
         let old = try importToken(vault, server)
         let start = try refreshes(server)
         let revoked = try server.stats()["revoked_families"] ?? -1
-        // The first rename puts the answer in the journal; every later one (the file store's, and
-        // its retries') fails as on a full disk.
+        // Every rename in the vault file's folder (the store's, and its retries') fails as on a
+        // full disk; the journal's, in $XDG_RUNTIME_DIR, succeeds.
         let failed = try straced(
-            vault, ["get", "gh"], inject: "rename,renameat,renameat2", "error=ENOSPC:when=2+")
+            vault, ["get", "gh"], inject: "rename,renameat,renameat2", "error=ENOSPC:when=1+",
+            in: Self.folder(of: vault.vaultFile))
         failed.expectFailure(9, "No space left on device")
         #expect(
             failed.stderr.contains("the refreshed token of 'gh' is kept and will be stored by the next 'vault get gh'"))
@@ -44,6 +45,7 @@ extension OAuthRefreshTests {
         #expect(results.allSatisfy { $0?.status == 0 }, "\(results.map { $0?.stderr ?? "timeout" })")
         let tokens = Set(results.map { $0?.stdoutText ?? "" })
         #expect(tokens.count == 1 && !tokens.contains(old) && !tokens.contains(""), "\(tokens)")
+        #expect(!failed.stderr.contains(old) && !tokens.contains { failed.stderr.contains($0) })
         // The journal's token may have expired during the failed get's retries (the server's
         // tokens live 3 s): then it is refreshed once more, with the journal's refresh token.
         let sent = try refreshes(server) - start
