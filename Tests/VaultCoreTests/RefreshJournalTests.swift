@@ -155,6 +155,22 @@ struct RefreshJournalTests {
         #expect(mode(journalPath) == nil)
     }
 
+    @Test("rm and a plain set remove the journal with the living token")
+    func forgottenWithToken() throws {
+        try failedRefresh()
+        try vault.remove(name)
+        #expect(mode(journalPath) == nil, "rm left the journal")
+        try login(refreshToken: "refresh-2")
+        clock.advance(700)
+        store.failures = 100
+        #expect(throws: VaultError.self) { try vault.get(name) }
+        store.failures = 0
+        #expect(mode(journalPath) == 0o600)
+        try vault.set(name, value: Array("plain".utf8))
+        #expect(mode(journalPath) == nil, "set left the journal")
+        #expect(try token() == "plain")
+    }
+
     @Test("a damaged journal is removed; one that others may read is not trusted")
     func untrustedJournal() throws {
         try failedRefresh()

@@ -188,6 +188,16 @@ extension Vault {
         }
     }
 
+    /// Removes the journal of a token that stopped being a living token (`rm`, `set`): it holds a
+    /// refresh token and must not outlive its token. Under the token's refresh lock, as every
+    /// journal access; best effort, as a journal left behind is stale and removed unread later.
+    func forgetJournal(of name: SecretName) {
+        guard let settings = tokens, let directory = settings.journalDirectory else { return }
+        let lock = try? RefreshLock.acquire(name, store: store, settings: settings)
+        defer { withExtendedLifetime(lock) {} }
+        RefreshJournal(directory: directory, name: name, store: store).remove()
+    }
+
     /// Writes a token and its companion: in one step on a batch store; else the companion first,
     /// so that a crash in between leaves the new refresh token beside the old access token (which
     /// the next read refreshes again), never a refresh token the server has rotated away.
