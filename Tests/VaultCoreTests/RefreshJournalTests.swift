@@ -185,6 +185,23 @@ struct RefreshJournalTests {
         #expect(mode(journalPath) == nil, "a damaged journal was left")
     }
 
+    @Test("the journal's folder: $XDG_RUNTIME_DIR/vault, else the state folder, never the vault file's")
+    func folder() throws {
+        func journalDirectory(_ environment: [String: String]) throws -> String? {
+            let factory = StoreFactory(
+                options: GlobalOptions(), environment: environment.merging(["VAULT_FILE": "/v/vault.age"]) { $1 },
+                prompt: nil)
+            return try factory.tokenSettings().journalDirectory
+        }
+        #expect(try journalDirectory(["XDG_RUNTIME_DIR": "/run/user/1", "HOME": "/h"]) == "/run/user/1/vault")
+        #expect(try journalDirectory(["XDG_STATE_HOME": "/s", "HOME": "/h"]) == "/s/vault")
+        #expect(try journalDirectory(["HOME": "/h"]) == "/h/.local/state/vault")
+        #expect(try journalDirectory([:]) == nil)
+        #expect(
+            try StoreFactory(options: GlobalOptions(), environment: ["VAULT_TIMEOUT": "2.5"], prompt: nil)
+                .tokenSettings().storeRetryBudget == 2.5)
+    }
+
     @Test("the journal's form: every field survives, a truncated one is refused")
     func entryForm() throws {
         let client = OAuthClientConfiguration(tokenURL: "https://auth.example/token", clientID: "cli", scope: "repo")

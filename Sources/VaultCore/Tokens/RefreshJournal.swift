@@ -45,7 +45,8 @@ struct RefreshJournal {
     /// ``FileSystem/readOwnPrivate(_:limit:)``). A file that is vault's but not well-formed (a
     /// write cut short) is removed.
     func read(_ name: SecretName) -> Entry? {
-        guard var bytes = FileSystem.readOwnPrivate(path, limit: 2 * Vault.maximumValueSize) else { return nil }
+        // A token of the largest size with every byte escaped (six bytes each) fits.
+        guard var bytes = FileSystem.readOwnPrivate(path, limit: 8 * Vault.maximumValueSize) else { return nil }
         defer { wipe(&bytes) }
         guard let entry = Entry(decoding: bytes, name: name) else {
             remove()
