@@ -64,4 +64,41 @@ extension OAuthRefreshTests {
         #expect(try refreshes(server) - start == sent + 1)
         #expect(try server.stats()["revoked_families"] == revoked)
     }
+
+    @Test(
+        "Secret Service: killed after the journal, before the keyring write: the next get stores it, secret-tool reads it"
+    )
+    func killBeforeKeyringWrite() throws {
+        var (vault, server) = try setUp()
+        try SessionKeyring.require(&vault)
+        vault.environment["VAULT_BACKEND"] = "secret-service"
+        if vault.environment["XDG_RUNTIME_DIR"] == nil { vault.environment["XDG_RUNTIME_DIR"] = vault.path("run") }
+        defer {
+            SessionKeyring.clear(vault.service, vault)
+            vault.cleanUp()
+        }
+        let old = try importToken(vault, server)
+        let start = try refreshes(server)
+        let revoked = try server.stats()["revoked_families"] ?? -1
+        // The journal's write ends with an fsync of its folder (after the rename): killed there, the
+        // journal is in place and the keyring untouched.
+        let folder = Self.folder(of: (vault.environment["XDG_RUNTIME_DIR"] ?? "") + "/vault/journal")
+        let killed = try straced(vault, ["get", "gh"], inject: "fsync", "signal=KILL", in: folder)
+        #expect(killed.status == 128 + SIGKILL && killed.stdout.isEmpty, "\(killed.status) \(killed.stderr)")
+        #expect(try refreshes(server) - start == 1)
+        func lookup() throws -> String {
+            try vault.runProgram("/usr/bin/secret-tool", ["lookup", "service", vault.service, "username", "gh"])
+                .stdoutText
+        }
+        #expect(try lookup() == old, "the keyring was written")
+        let killedAt = Date()
+        let next = try vault.run(["get", "gh"], env: ["VAULT_REFRESH_SKEW": "0"])
+        next.expectSuccess()
+        #expect(!next.stdout.isEmpty && next.stdoutText != old)
+        if Date().timeIntervalSince(killedAt) < 2 {
+            #expect(try refreshes(server) - start == 1, "the journal's answer was asked for again")
+        }
+        #expect(try server.stats()["revoked_families"] == revoked, "a rotated refresh token was reused")
+        #expect(try lookup() == next.stdoutText)
+    }
 }
