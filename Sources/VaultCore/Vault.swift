@@ -37,7 +37,9 @@ public final class Vault {
             SecretRecord(
                 name: name, value: value, metadata: SecretMetadata(created: created, updated: time, expires: expires)))
         // Only a living token has a companion, and every living token expires.
-        if existing?.expires != nil, let companion = try? TokenCompanion.name(for: name) { try store.delete(companion) }
+        if existing?.expires != nil, let companion = try? TokenCompanion.name(for: name), try store.delete(companion) {
+            forgetJournal(of: name)
+        }
     }
 
     /// Returns a secret; throws `.notFound` if there is none and `.expired` if it has expired
@@ -58,7 +60,7 @@ public final class Vault {
         // The companion goes first: a crash in between leaves a plain secret, never a companion
         // that a later secret of the same name would inherit.
         if !TokenCompanion.isCompanion(name), let companion = try? TokenCompanion.name(for: name) {
-            try store.delete(companion)
+            if try store.delete(companion) { forgetJournal(of: name) }
         }
         guard try store.delete(name) else { throw VaultError.notFound(name) }
     }

@@ -249,8 +249,9 @@ struct OAuthRefreshTests {
 
     /// SIGKILL `vault get` at a random moment of a refresh, then read again. Each kill is placed
     /// by the server's count: before the request reached it, or after; and the next read tells
-    /// whether the new tokens had been stored (no further request) or were lost in the window
-    /// between the server's answer and the store (the next read needs a login).
+    /// whether the new tokens had been kept (stored, or in the refresh journal, which the next
+    /// read stores: no further request) or were lost in the window between the server's answer
+    /// and the journal's write (the next read needs a login).
     @Test("random SIGKILLs during refresh: the next get works or says to log in; never a stale token")
     func killsDuringRefresh() throws {
         let (vault, server) = try setUp()
@@ -274,10 +275,10 @@ struct OAuthRefreshTests {
             switch (wasRunning, sent, next.status, again) {
             case (false, _, 0, _): outcome = "finished before the kill"
             case (true, 0, 0, 1): outcome = "killed before the request"
-            case (true, 1, 0, 0): outcome = "killed after the store"
+            case (true, 1, 0, 0): outcome = "killed after the journal or the store"
             // The server counted the request but never rotated: the client died mid-request.
             case (true, 1, 0, 1): outcome = "killed during the request, before the server rotated"
-            case (true, 1, 4, 1): outcome = "killed between answer and store: login needed"
+            case (true, 1, 4, 1): outcome = "killed between the answer and the journal: login needed"
             default:
                 outcome =
                     "unexpected: sent \(sent), next exit \(next.status), again \(again): \(next.stderr)"
@@ -294,34 +295,67 @@ struct OAuthRefreshTests {
         #expect(!outcomes.keys.contains { $0.hasPrefix("unexpected") }, "\(outcomes)")
     }
 
-    /// strace kills `vault get` on entering a chosen system call, without a hook in vault:
-    /// at the first `connect` (before the request) the next get refreshes normally; at the
-    /// `rename` that stores the new tokens (the server has answered) the refresh token in the
-    /// vault is the one the server rotated away, and the next get says to log in again.
-    @Test("SIGKILL before the request and in the window after the answer: the next get refreshes, or says to log in")
+    /// strace kills `vault get` on entering a chosen system call, without a hook in vault: at the
+    /// first `connect` (before the request) the next get refreshes normally; at the `rename` that
+    /// puts the server's answer in the refresh journal, the refresh token in the vault is the one
+    /// the server rotated away, and the next get says to log in again; at the `rename` that
+    /// stores the new tokens in the vault file, the journal holds them, and the next get stores
+    /// them without a request.
+    @Test("SIGKILL before the request, the journal, the store: the next get refreshes, says to log in, or stores it")
     func killAtSystemCalls() throws {
-        let (vault, server) = try setUp()
+        var (vault, server) = try setUp()
         defer { vault.cleanUp() }
-        let strace = "/usr/bin/strace"
-        try requireComponent(FileManager.default.isExecutableFile(atPath: strace) ? nil : "strace is not installed")
-        // The file store renames relative to the vault's directory (renameat); any rename counts.
-        for (call, expected) in [("connect", 0), ("rename,renameat,renameat2", 4)] {
-            let name = "at-\(call.prefix { $0 != "," })"
-            _ = try importToken(vault, server, name: name)
+        vault.environment["XDG_RUNTIME_DIR"] = vault.path("run")
+        // The file store and the journal rename relative to their folders (renameat): strace
+        // picks the rename by the folder (-P).
+        let rename = "rename,renameat,renameat2"
+        let journalFolder = vault.path("run") + "/vault"
+        let cases = [("connect", nil, 0), (rename, journalFolder, 4), (rename, Self.folder(of: vault.vaultFile), 0)]
+        for (round, (call, folder, expected)) in cases.enumerated() {
+            let name = "at-\(round)"
+            let old = try importToken(vault, server, name: name)
             let start = try refreshes(server)
-            let killed = try vault.runProgram(
-                strace,
-                ["-f", "-qq", "-o", "/dev/null", "-e", "trace=\(call)", "-e", "inject=\(call):signal=KILL:when=1"]
-                    + [VaultRunner.binary, "get", name])
+            let revoked = try server.stats()["revoked_families"] ?? -1
+            let killed = try straced(vault, ["get", name], inject: call, "signal=KILL", in: folder)
             #expect(
                 killed.status == 128 + SIGKILL && killed.stdout.isEmpty, "\(call): \(killed.status) \(killed.stderr)")
             #expect(try refreshes(server) - start == (call == "connect" ? 0 : 1))
-            let next = try vault.run(["get", name])
+            let killedAt = Date()
+            // Skew 0: the journal's token is current for its whole lifetime.
+            let next = try vault.run(["get", name], env: ["VAULT_REFRESH_SKEW": "0"])
             if expected == 0 {
                 next.expectSuccess()
+                #expect(!next.stdout.isEmpty && next.stdoutText != old)
+                // Killed before the store, the journal's answer is stored: no second request, unless
+                // that token expired first (it lives 3 s from the answer: at least 2 s of stored time).
+                if call != "connect", Date().timeIntervalSince(killedAt) < 2 {
+                    #expect(try refreshes(server) - start == 1, "the journal's answer was asked for again")
+                }
+                #expect(try server.stats()["revoked_families"] == revoked, "a rotated refresh token was reused")
             } else {
                 next.expectFailure(4, "run 'vault oauth login \(name)' again")
             }
         }
+    }
+
+    /// Runs vault under strace, which injects `action` (a signal or an error) into `calls`: every
+    /// one, or with `folder`, only those made in that folder.
+    func straced(
+        _ vault: VaultRunner, _ arguments: [String], inject calls: String, _ action: String, in folder: String?
+    )
+        throws -> ToolResult
+    {
+        let strace = "/usr/bin/strace"
+        try requireComponent(FileManager.default.isExecutableFile(atPath: strace) ? nil : "strace is not installed")
+        let path = folder.map { ["-P", $0] } ?? []
+        return try vault.runProgram(
+            strace,
+            ["-f", "-qq", "-o", "/dev/null"] + path + ["-e", "trace=\(calls)", "-e", "inject=\(calls):\(action)"]
+                + [VaultRunner.binary] + arguments)
+    }
+
+    /// The folder of `path`, symbolic links resolved, as strace's -P compares it with a descriptor's path.
+    static func folder(of path: String) -> String {
+        URL(fileURLWithPath: path).deletingLastPathComponent().resolvingSymlinksInPath().path
     }
 }

@@ -76,7 +76,8 @@ struct LivingTokenTests {
         return Vault(
             store: store, now: { clock.now },
             tokens: TokenSettings(
-                refreshSkew: skew, lockDirectory: lockDirectory, commandEnvironment: [:], endpoint: endpoint))
+                refreshSkew: skew, lockDirectory: lockDirectory, storeRetryBudget: 0.3, commandEnvironment: [:],
+                endpoint: endpoint))
     }
 
     func importToken(_ vault: Vault, refreshToken: String? = "refresh-1", secretName: String? = nil) throws {

@@ -69,7 +69,7 @@ public enum VaultVariables {
             VaultVariable("XDG_DATA_HOME", "where the default vault file lives"),
             VaultVariable("HOME", "where the default vault file lives without XDG_DATA_HOME"),
             VaultVariable("CI", "when set (not 0 or false), vault never asks on the terminal"),
-            VaultVariable("XDG_STATE_HOME", "where the recipients a vault file was written to are kept"),
+            VaultVariable("XDG_STATE_HOME", "where written headers (and, without XDG_RUNTIME_DIR, journals) are kept"),
             VaultVariable("XDG_CACHE_HOME", "where the keyring write lock is kept without XDG_RUNTIME_DIR"),
             VaultVariable("DBUS_SESSION_BUS_ADDRESS", "the session bus of the Secret Service"),
             VaultVariable("DISPLAY", "a display: a keyring may show its unlock dialog"),
@@ -77,7 +77,7 @@ public enum VaultVariables {
             VaultVariable("HTTPS_PROXY", "the proxy for https requests (also https_proxy)"),
             VaultVariable("ALL_PROXY", "the proxy for http and https requests (also all_proxy)"),
             VaultVariable("NO_PROXY", "hosts reached without the proxy (also no_proxy)"),
-            VaultVariable("XDG_RUNTIME_DIR", "where the session bus socket is looked for"),
+            VaultVariable("XDG_RUNTIME_DIR", "where the session bus socket, refresh locks and journals are"),
             VaultVariable("NO_COLOR", "honoured trivially: vault never writes colour"),
             VaultVariable("PATH", "searched by exec for a command without a slash"),
         ]

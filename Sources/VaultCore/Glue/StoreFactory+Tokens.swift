@@ -1,7 +1,7 @@
 /// The glue for living tokens (docs/tokens.md): the variables that govern refreshes.
 extension StoreFactory {
-    /// `VAULT_REFRESH_SKEW` (seconds, default 60, 0 allowed), the lock directory, the
-    /// environment a refresh command runs with, and the OAuth client refreshes use.
+    /// `VAULT_REFRESH_SKEW` (seconds, default 60, 0 allowed), the lock and journal directories,
+    /// the environment a refresh command runs with, and the OAuth client refreshes use.
     public func tokenSettings() throws(VaultError) -> TokenSettings {
         var skew = TokenSettings.defaultRefreshSkew
         if let text = environment["VAULT_REFRESH_SKEW"], !text.isEmpty {
@@ -11,14 +11,19 @@ extension StoreFactory {
             skew = seconds
         }
         let directory: String?
+        let journalDirectory: String?
         if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") {
             directory = runtime + "/vault"
+            journalDirectory = directory
         } else {
             directory = (try? filePath()).map { FileSystem.directory(of: $0) }
+            // The journal holds secrets: never beside a vault file that may be shared or synced.
+            journalDirectory = stateDirectory()
         }
         let environment = self.environment
         return TokenSettings(
-            refreshSkew: skew, lockDirectory: directory,
+            refreshSkew: skew, lockDirectory: directory, journalDirectory: journalDirectory,
+            storeRetryBudget: try timeout(),
             commandEnvironment: environment.filter { !Self.holdsKeyMaterial($0.key) }, endpoint: try oauthClient())
     }
 

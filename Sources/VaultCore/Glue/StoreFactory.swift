@@ -114,10 +114,14 @@ public struct StoreFactory {
     /// Where the headers this user wrote are remembered: `$XDG_STATE_HOME/vault/headers`, or
     /// `~/.local/state/vault/headers`; nil (nothing checked) when neither can be found.
     public func headerTrust() -> HeaderTrust? {
-        if let state = value("XDG_STATE_HOME"), state.hasPrefix("/") {
-            return HeaderTrust(directory: state + "/vault/headers")
-        }
-        return value("HOME").map { HeaderTrust(directory: $0 + "/.local/state/vault/headers") }
+        stateDirectory().map { HeaderTrust(directory: $0 + "/headers") }
+    }
+
+    /// vault's state folder: `$XDG_STATE_HOME/vault`, or `~/.local/state/vault`; nil when neither
+    /// can be found.
+    func stateDirectory() -> String? {
+        if let state = value("XDG_STATE_HOME"), state.hasPrefix("/") { return state + "/vault" }
+        return value("HOME").map { $0 + "/.local/state/vault" }
     }
 
     /// The key material named by `<prefix>IDENTITY`, `<prefix>IDENTITY_FILE`, `<prefix>PASSPHRASE`,

@@ -10,15 +10,28 @@ enum RefreshLock {
     static func acquire(_ name: SecretName, store: any SecretStore, settings: TokenSettings) throws(VaultError)
         -> LockFile
     {
-        let key = Array("\(store.label)\u{0}\(name.service)\u{0}\(name.account)".utf8)
-        let digest = SHA256.hash(data: key).prefix(16).map { byte in
-            let hex = Array("0123456789abcdef".utf8)
-            return String(decoding: [hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]], as: UTF8.self)
-        }.joined()
         guard let directory = settings.lockDirectory else {
             throw VaultError(.usage, "no place for the refresh lock: set XDG_RUNTIME_DIR or HOME")
         }
         try FileSystem.makeDirectories(directory)
-        return try LockFile(path: "\(directory)/.vault-refresh-\(digest).lock")
+        return try LockFile(path: "\(directory)/.vault-refresh-\(key(name, store: store)).lock")
+    }
+
+    /// What names `name`'s lock and journal files: a hash of the store and the name.
+    static func key(_ name: SecretName, store: any SecretStore) -> String {
+        Array("\(store.label)\u{0}\(name.service)\u{0}\(name.account)".utf8).withUnsafeBytes { fingerprint($0) }
+    }
+
+    /// The first 16 bytes of the SHA-256 of `bytes`, in hex.
+    static func fingerprint(_ bytes: UnsafeRawBufferPointer) -> String {
+        var hash = SHA256()
+        hash.update(bufferPointer: bytes)
+        let hex = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = []
+        for byte in hash.finalize().prefix(16) {
+            out.append(hex[Int(byte >> 4)])
+            out.append(hex[Int(byte & 0x0F)])
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 }

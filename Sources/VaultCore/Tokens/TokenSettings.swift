@@ -6,6 +6,13 @@ public struct TokenSettings: Sendable {
     /// Where the refresh locks live: `$XDG_RUNTIME_DIR/vault`, else the vault file's directory;
     /// nil when neither is known (no `XDG_RUNTIME_DIR`, no `HOME`).
     public var lockDirectory: String?
+    /// Where a refresh keeps the server's answer until the store holds it (``RefreshJournal``):
+    /// `$XDG_RUNTIME_DIR/vault`, else `$XDG_STATE_HOME/vault` (`~/.local/state/vault`); nil for
+    /// none (a failed store write then loses a rotated refresh token).
+    public var journalDirectory: String?
+    /// Seconds a store write after a refresh is retried for before the refresh fails
+    /// (`VAULT_TIMEOUT`); the answer stays in the journal either way.
+    public var storeRetryBudget: Double
     /// The environment a refresh command runs with: vault's, less the key-material variables.
     ///
     /// Made when a refresh asks for it: filtering the environment was 5% of every `get`.
@@ -21,12 +28,14 @@ public struct TokenSettings: Sendable {
     public static let defaultRefreshSkew: Int64 = 60
 
     public init(
-        refreshSkew: Int64 = defaultRefreshSkew, lockDirectory: String?,
-        commandEnvironment: @autoclosure @escaping @Sendable () -> [String: String],
+        refreshSkew: Int64 = defaultRefreshSkew, lockDirectory: String?, journalDirectory: String? = nil,
+        storeRetryBudget: Double = 5, commandEnvironment: @autoclosure @escaping @Sendable () -> [String: String],
         endpoint: (any TokenEndpoint)? = nil
     ) {
         self.refreshSkew = refreshSkew
         self.lockDirectory = lockDirectory
+        self.journalDirectory = journalDirectory
+        self.storeRetryBudget = storeRetryBudget
         self.makeCommandEnvironment = commandEnvironment
         self.endpoint = endpoint
     }

@@ -1,4 +1,7 @@
 import VaultAge
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Living tokens: stored, described and refreshed above the storage edge (docs/tokens.md).
 extension Vault {
@@ -49,7 +52,10 @@ extension Vault {
     /// Single flight: the refresh runs under ``RefreshLock``, and the token is read again once
     /// the lock is held, because another process may have refreshed it while this one waited.
     /// The new refresh token is stored with the new access token (one batch when the store has
-    /// one, else the companion first) before the access token is returned.
+    /// one, else the companion first) before the access token is returned. The server's answer
+    /// is kept in the ``RefreshJournal`` until the store holds it, and a journal an earlier
+    /// refresh left is stored first, so that a store write that fails never loses a rotated
+    /// refresh token.
     func refreshedIfDue(_ record: SecretRecord) throws(VaultError) -> SecretRecord? {
         guard let settings = tokens, let expires = record.metadata.expires,
             expires.secondsSince1970 - now().secondsSince1970 <= settings.refreshSkew,
@@ -64,7 +70,9 @@ extension Vault {
         let name = record.name
         let lock = try RefreshLock.acquire(name, store: store, settings: settings)
         defer { withExtendedLifetime(lock) {} }
-        guard let current = try store.read(name) else { throw VaultError.notFound(name) }
+        guard var current = try store.read(name) else { throw VaultError.notFound(name) }
+        let journal = settings.journalDirectory.map { RefreshJournal(directory: $0, name: name, store: store) }
+        if let journal, let replayed = try replay(journal, over: current, settings: settings) { current = replayed }
         // Refreshed by another process while this one waited: that token is the answer, even if
         // its skew window has already begun, as long as it has not expired.
         let changed = current.value != record.value || current.metadata != record.metadata
@@ -83,7 +91,7 @@ extension Vault {
             metadata: SecretMetadata(
                 created: current.metadata.created, updated: time,
                 expires: lifetime.map { time.adding(seconds: $0) }))
-        try store(refreshed, companion: latest, at: time)
+        try keep(refreshed, companion: latest, replacing: current, journal: journal, settings: settings)
         return refreshed
     }
 
@@ -119,6 +127,75 @@ extension Vault {
                 "the client secret '\(secretName)' is not in the vault; store it with 'vault set \(secretName)'")
         }
         return record.value.unprotectedArray  // the caller wipes it
+    }
+
+    /// Stores a refresh's outcome: in the journal first (when there is one and it can be
+    /// written; a journal that cannot be written does not stop the store write), then in the store.
+    private func keep(
+        _ token: SecretRecord, companion: TokenCompanion, replacing old: SecretRecord, journal: RefreshJournal?,
+        settings: TokenSettings
+    ) throws(VaultError) {
+        var kept: RefreshJournal?
+        if let journal {
+            let entry = RefreshJournal.Entry(
+                replaces: old.value.withUnsafeBytes { RefreshLock.fingerprint($0) }, token: token, companion: companion)
+            if (try? journal.write(entry)) != nil { kept = journal }
+        }
+        try storeRetrying(token, companion: companion, journal: kept, settings: settings)
+    }
+
+    /// Stores what `journal` holds if it still applies: the store holds the token the journaled
+    /// refresh replaced. Returns the token now stored, or nil when there was nothing to store (a
+    /// stale journal is removed).
+    private func replay(_ journal: RefreshJournal, over current: SecretRecord, settings: TokenSettings)
+        throws(VaultError) -> SecretRecord?
+    {
+        guard let entry = journal.read(current.name) else { return nil }
+        guard entry.replaces == current.value.withUnsafeBytes({ RefreshLock.fingerprint($0) }) else {
+            journal.remove()
+            return nil
+        }
+        try storeRetrying(entry.token, companion: entry.companion, journal: journal, settings: settings)
+        return entry.token
+    }
+
+    /// Writes a refreshed token and its companion, retrying for ``TokenSettings/storeRetryBudget``
+    /// seconds, then removes `journal`. If the store still fails, the error says the token is kept
+    /// for the next read (when `journal` holds it), and the journal stays.
+    private func storeRetrying(
+        _ token: SecretRecord, companion: TokenCompanion, journal: RefreshJournal?, settings: TokenSettings
+    ) throws(VaultError) {
+        let deadline = HTTPDeadline(seconds: settings.storeRetryBudget)
+        var pause = 0.1
+        while true {
+            do {
+                try store(token, companion: companion, at: token.metadata.updated)
+                journal?.remove()
+                return
+            } catch {
+                if Double(deadline.remainingMilliseconds) / 1000 > pause {
+                    usleep(UInt32(pause * 1_000_000))
+                    pause *= 2
+                    continue
+                }
+                guard journal != nil else { throw error }
+                let account = token.name.account
+                throw VaultError(
+                    error.code,
+                    "\(error.message); the refreshed token of '\(account)' is kept and will be stored by the next 'vault get \(account)'",
+                    remedy: error.remedy, errno: error.errno)
+            }
+        }
+    }
+
+    /// Removes the journal of a token that stopped being a living token (`rm`, `set`): it holds a
+    /// refresh token and must not outlive its token. Under the token's refresh lock, as every
+    /// journal access; best effort, as a journal left behind is stale and removed unread later.
+    func forgetJournal(of name: SecretName) {
+        guard let settings = tokens, let directory = settings.journalDirectory else { return }
+        let lock = try? RefreshLock.acquire(name, store: store, settings: settings)
+        defer { withExtendedLifetime(lock) {} }
+        RefreshJournal(directory: directory, name: name, store: store).remove()
     }
 
     /// Writes a token and its companion: in one step on a batch store; else the companion first,

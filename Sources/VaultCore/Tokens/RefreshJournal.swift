@@ -1,0 +1,123 @@
+import VaultAge
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A refresh's answer, kept in a private file from the moment it arrives until the store holds it.
+///
+/// A server that rotates refresh tokens invalidates the old one as it answers. If the store write
+/// that follows fails (a keyring that does not answer in time, a full disk, a kill), the new
+/// refresh token would exist nowhere but in the dying process and every later refresh would get
+/// `invalid_grant`. So the answer is written first, durably, to a file of mode 0600 in a folder of
+/// mode 0700 (``TokenSettings/journalDirectory``), named like the token's refresh lock; it is
+/// removed once the store holds it. The next refresh of that token finds it under the lock and
+/// stores it before deciding anything else. Only the holder of the token's ``RefreshLock`` reads,
+/// writes or removes it.
+///
+/// The file is one JSON object: `{"replaces","created","updated","expires","token","companion"}`,
+/// the companion in its stored form (``TokenCompanion/encoded()``) as a string.
+struct RefreshJournal {
+    let path: String
+
+    init(directory: String, name: SecretName, store: any SecretStore) {
+        path = "\(directory)/.vault-refresh-\(RefreshLock.key(name, store: store)).journal"
+    }
+
+    /// One refresh's outcome: the new token, its companion, and the token it replaced.
+    struct Entry {
+        /// ``RefreshLock/fingerprint(_:)`` of the access token the refresh replaced. The entry
+        /// applies only while the store still holds that token: once it holds another (this
+        /// entry's, or one a later login or `set` stored), the entry is stale. A hash, not a
+        /// time, because stores keep times to the second.
+        var replaces: String
+        var token: SecretRecord
+        var companion: TokenCompanion
+    }
+
+    /// Writes `entry` durably (fsync of the file and its folder), replacing any older one.
+    func write(_ entry: Entry) throws(VaultError) {
+        var bytes = entry.encoded()
+        defer { wipe(&bytes) }
+        try FileSystem.writePrivate(bytes, to: path)
+    }
+
+    /// The entry the file holds; nil when there is none, or none vault can trust (see
+    /// ``FileSystem/readOwnPrivate(_:limit:)``). A file that is vault's but not well-formed (a
+    /// write cut short) is removed.
+    func read(_ name: SecretName) -> Entry? {
+        // A token of the largest size with every byte escaped (six bytes each) fits.
+        guard var bytes = FileSystem.readOwnPrivate(path, limit: 8 * Vault.maximumValueSize) else { return nil }
+        defer { wipe(&bytes) }
+        guard let entry = Entry(decoding: bytes, name: name) else {
+            remove()
+            return nil
+        }
+        return entry
+    }
+
+    /// Removes the file; one that cannot be removed is found stale later.
+    func remove() {
+        unlink(path)
+    }
+}
+
+extension RefreshJournal.Entry {
+    func encoded() -> [UInt8] {
+        var companion = self.companion.encoded()
+        defer { wipe(&companion) }
+        var out: [UInt8] = []
+        // Room for the worst case of escapes up front: a buffer that grows leaves copies behind.
+        out.reserveCapacity(256 + 6 * (token.value.count + companion.count))
+        // Each member's key; its value is appended after it.
+        func key(_ key: String) {
+            out.append(out.isEmpty ? UInt8(ascii: "{") : UInt8(ascii: ","))
+            JSONString.append(Array(key.utf8), to: &out)
+            out.append(UInt8(ascii: ":"))
+        }
+        let metadata = token.metadata
+        key("replaces")
+        JSONString.append(Array(replaces.utf8), to: &out)
+        key("created")
+        out += String(metadata.created.secondsSince1970).utf8
+        key("updated")
+        out += String(metadata.updated.secondsSince1970).utf8
+        if let expires = metadata.expires {
+            key("expires")
+            out += String(expires.secondsSince1970).utf8
+        }
+        key("token")
+        token.value.withUnsafeBytes { JSONString.append($0, to: &out) }
+        key("companion")
+        JSONString.append(companion, to: &out)
+        out.append(UInt8(ascii: "}"))
+        return out
+    }
+
+    /// Reads the stored form back; nil if it is not well-formed.
+    init?(decoding bytes: [UInt8], name: SecretName) {
+        guard case .object(let members)? = try? JSONValue.parse(bytes) else { return nil }
+        var fields: [String: JSONValue] = [:]
+        for member in members { fields[member.key] = member.value }
+        func seconds(_ key: String) -> Timestamp? {
+            fields[key]?.integer.map { Timestamp(secondsSince1970: Int64($0)) }
+        }
+        guard let replaces = fields["replaces"]?.string, let created = seconds("created"),
+            let updated = seconds("updated"), var token = fields["token"]?.stringBytes, !token.isEmpty,
+            var stored = fields["companion"]?.stringBytes
+        else { return nil }
+        defer {
+            wipe(&token)
+            wipe(&stored)
+        }
+        guard let companion = try? TokenCompanion(decoding: stored, name: name), companion.canRefresh else {
+            return nil
+        }
+        if fields["expires"] != nil, seconds("expires") == nil { return nil }
+        self.init(
+            replaces: replaces,
+            token: SecretRecord(
+                name: name, value: SecureBytes(token),
+                metadata: SecretMetadata(created: created, updated: updated, expires: seconds("expires"))),
+            companion: companion)
+    }
+}
