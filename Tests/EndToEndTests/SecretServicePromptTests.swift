@@ -66,10 +66,7 @@ struct SecretServicePromptTests {
         defer { run.cleanUp() }
         let read = run.read
 
-        #expect(read("batch.status") == "4", "no terminal: \(read("batch.err"))")
-        #expect(read("batch.err").contains("run vault at a terminal"), "\(read("batch.err"))")
-        #expect(read("batch.out").isEmpty)
-        #expect((Int(read("batch.ms")) ?? .max) < 5_000, "no terminal took \(read("batch.ms")) ms")
+        expectRefusedAtOnce(read, saying: "run vault at a terminal")
         #expect(read("batch.prompter") == "(false,)", "a prompter was started without a terminal")
         #expect(read("batch.windows").isEmpty, "a window is open without a terminal")
 
@@ -123,10 +120,7 @@ struct SecretServicePromptTests {
         defer { run.cleanUp() }
         let read = run.read
 
-        #expect(read("batch.status") == "4", "no terminal: \(read("batch.err"))")
-        #expect(read("batch.err").contains("approve vault"), "\(read("batch.err"))")
-        #expect(read("batch.out").isEmpty)
-        #expect((Int(read("batch.ms")) ?? .max) < 5_000, "no terminal took \(read("batch.ms")) ms")
+        expectRefusedAtOnce(read, saying: "approve vault")
         #expect(read("batch.windows").isEmpty, "an access request is open without a terminal")
 
         #expect(read("allowed.answered") == "0", "no access request: \(read("allowed.dialog"))")
@@ -138,5 +132,18 @@ struct SecretServicePromptTests {
         #expect(read("denied.err").contains("access was denied in KeePassXC"), "\(read("denied.err"))")
         #expect(read("denied.out").isEmpty)
         #expect(read("denied.windows").isEmpty, "an access request is still open after Escape")
+    }
+
+    /// The run without a terminal (files batch.*): exit 4 within 5 s, the message names `remedy`,
+    /// nothing on standard output.
+    private func expectRefusedAtOnce(
+        _ read: (String) -> String, saying remedy: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        #expect(read("batch.status") == "4", "no terminal: \(read("batch.err"))", sourceLocation: sourceLocation)
+        #expect(read("batch.err").contains(remedy), "\(read("batch.err"))", sourceLocation: sourceLocation)
+        #expect(read("batch.out").isEmpty, sourceLocation: sourceLocation)
+        #expect(
+            (Int(read("batch.ms")) ?? .max) < 5_000, "no terminal took \(read("batch.ms")) ms",
+            sourceLocation: sourceLocation)
     }
 }
