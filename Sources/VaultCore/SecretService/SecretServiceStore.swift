@@ -14,7 +14,8 @@ import CVaultSecret
 /// item awaiting the user's approval, is `.cannotUnlock`. With one, the provider may ask a person
 /// (its unlock dialog, KeePassXC's access request).
 ///
-/// This is the only file that sees the C shim: no GLib type or pointer leaves it.
+/// This file and its extensions (SecretServiceStore+*.swift) are the only ones that see the C shim:
+/// no GLib type or pointer leaves them.
 public final class SecretServiceStore: SecretStore {
     /// The library loaded unless a test names another.
     static let defaultLibrary = "libsecret-1.so.0"
