@@ -3,16 +3,18 @@
 #
 #     sh Tests/answer-dialog.sh 'Unlock Database' type "$VAULT_TEST_KEEPASSXC_PASSWORD"
 #     sh Tests/answer-dialog.sh 'Unlock Database' cancel
+#     sh Tests/answer-dialog.sh 'Access Request' accept
 #
 # It waits (up to VAULT_TEST_DIALOG_TIMEOUT seconds, default 20) for a visible window whose title
 # matches the regular expression TITLE, gives it the keyboard focus, then either types TEXT and
-# presses Return, or presses Escape (Cancel). There is no window manager, so focus is set
+# presses Return, presses Return alone (accept: the dialog's default button, e.g. KeePassXC's
+# "Allow Selected"), or presses Escape (Cancel). There is no window manager, so focus is set
 # directly. Exits 1 if no such window appears.
 set -eu
 
-if [ "$#" -lt 2 ] || { [ "$2" = type ] && [ "$#" -ne 3 ]; } || { [ "$2" = cancel ] && [ "$#" -ne 2 ]; } \
-    || { [ "$2" != type ] && [ "$2" != cancel ]; }; then
-    echo "usage: $0 TITLE type TEXT | $0 TITLE cancel (with VAULT_TEST_DISPLAY set)" >&2
+if [ "$#" -lt 2 ] || { [ "$2" = type ] && [ "$#" -ne 3 ]; } || { [ "$2" != type ] && [ "$#" -ne 2 ]; } \
+    || { [ "$2" != type ] && [ "$2" != cancel ] && [ "$2" != accept ]; }; then
+    echo "usage: $0 TITLE type TEXT | $0 TITLE accept | $0 TITLE cancel (with VAULT_TEST_DISPLAY set)" >&2
     exit 2
 fi
 if [ -z "${VAULT_TEST_DISPLAY:-}" ]; then
@@ -32,5 +34,6 @@ case "$2" in
         xdotool type --delay 10 "$3"
         xdotool key --clearmodifiers Return
         ;;
+    accept) xdotool key --clearmodifiers Return ;;
     cancel) xdotool key --clearmodifiers Escape ;;
 esac

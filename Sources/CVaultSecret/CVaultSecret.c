@@ -186,6 +186,18 @@ bool CVaultSecret_CollectionUnlock(
     return unlocked > 0;
 }
 
+int CVaultSecret_PathsUnlock(
+    CVaultSecret_Service *_Nonnull service, char *_Nullable const *_Nonnull paths,
+    CVaultSecret_Deadline *_Nonnull deadline, CVaultSecret_Error *_Nullable *_Nonnull error) {
+    char **unlocked = NULL;
+    int count = fn.secret_service_unlock_dbus_paths_sync(
+        (struct CVaultSecret_SecretService *)service, (const char **)paths, CANCELLABLE(deadline), &unlocked,
+        GERROR_OUT(error));
+    for (char **path = unlocked; path != NULL && *path != NULL; path++) fn.g_free(*path);
+    fn.g_free(unlocked);
+    return count;
+}
+
 void CVaultSecret_CollectionUnref(CVaultSecret_Collection *_Nullable collection) {
     if (collection != NULL) fn.g_object_unref(collection);
 }

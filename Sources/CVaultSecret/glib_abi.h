@@ -187,6 +187,9 @@ struct CVaultSecret_SecretSchema;
     X(CVAULTSECRET_T_gint, secret_service_unlock_sync,                                         \
       (CVAULTSECRET_T_SecretService *, CVAULTSECRET_T_GList *, CVAULTSECRET_T_GCancellable *,   \
        CVAULTSECRET_T_GList **, CVAULTSECRET_T_GError **))                                     \
+    X(CVAULTSECRET_T_gint, secret_service_unlock_dbus_paths_sync,                              \
+      (CVAULTSECRET_T_SecretService *, const char **, CVAULTSECRET_T_GCancellable *, char ***,  \
+       CVAULTSECRET_T_GError **))                                                              \
     X(CVAULTSECRET_T_SecretItem *, secret_item_create_sync,                                    \
       (CVAULTSECRET_T_SecretCollection *, const CVAULTSECRET_T_SecretSchema *,                 \
        CVAULTSECRET_T_GHashTable *, const char *, CVAULTSECRET_T_SecretValue *,                \

@@ -109,6 +109,14 @@ bool CVaultSecret_CollectionUnlock(
     CVaultSecret_Service *_Nonnull service, CVaultSecret_Collection *_Nonnull collection,
     CVaultSecret_Deadline *_Nonnull deadline, CVaultSecret_Error *_Nullable *_Nonnull error);
 void CVaultSecret_CollectionUnref(CVaultSecret_Collection *_Nullable collection);
+/// Asks the service to unlock the objects (items or collections) at the NULL-terminated `paths`
+/// and runs the prompt it returns, if any (secret_service_unlock_dbus_paths_sync): KeePassXC asks
+/// its user to approve the client's access to each item there. Waits for the prompt until the
+/// deadline fires; libsecret then dismisses it. Returns how many objects are unlocked now (a
+/// dismissed or denied prompt unlocks none), or a negative number with *error set on failure.
+int CVaultSecret_PathsUnlock(
+    CVaultSecret_Service *_Nonnull service, char *_Nullable const *_Nonnull paths,
+    CVaultSecret_Deadline *_Nonnull deadline, CVaultSecret_Error *_Nullable *_Nonnull error);
 // MARK: Items
 
 /// Creates an item in `collection` (never replacing one). The caller owns the result.

@@ -9,10 +9,13 @@ import CVaultSecret
 ///
 /// libsecret is loaded when the store is created, not linked, so vault runs where it is not
 /// installed; then this store reports `.unavailable`. Every operation is bounded by the
-/// time-out given to ``init(timeout:)``. The store never unlocks a keyring and never shows a
-/// prompt: a locked keyring is `.cannotUnlock`.
+/// time-out given to ``init(timeout:)``. Without a prompt time-out the store unlocks only what
+/// unlocks without asking anyone and lets no provider show a dialog: a locked keyring, or an
+/// item awaiting the user's approval, is `.cannotUnlock`. With one, the provider may ask a person
+/// (its unlock dialog, KeePassXC's access request).
 ///
-/// This is the only file that sees the C shim: no GLib type or pointer leaves it.
+/// This file and its extensions (SecretServiceStore+*.swift) are the only ones that see the C shim:
+/// no GLib type or pointer leaves them.
 public final class SecretServiceStore: SecretStore {
     /// The library loaded unless a test names another.
     static let defaultLibrary = "libsecret-1.so.0"
@@ -139,7 +142,7 @@ public final class SecretServiceStore: SecretStore {
                     attributes: item.attributes, created: item.created, modified: item.modified, now: .now())
                 return SecretRecord(name: name, value: value, metadata: metadata)
             }
-            if items.contains(where: \.isLocked) { throw call.lockedItems(service, name) }
+            if items.contains(where: \.isLocked) { throw call.lockedItems(service, name, items) }
             if items.isEmpty { try call.requireDefaultUnlocked(service, name) }
             return nil
         }
@@ -172,7 +175,7 @@ public final class SecretServiceStore: SecretStore {
                 }
                 return
             }
-            if !items.isEmpty { throw call.lockedItems(service, name) }
+            if !items.isEmpty { throw call.lockedItems(service, name, items) }
             guard let collection = try call.defaultCollection(service) else {
                 throw VaultError(.unavailable, "the Secret Service has no default keyring to store '\(name)' in")
             }
@@ -198,7 +201,7 @@ public final class SecretServiceStore: SecretStore {
                 return false
             }
             // All or nothing: a locked duplicate would reappear after a partial delete.
-            if items.contains(where: \.isLocked) { throw call.lockedItems(service, name) }
+            if items.contains(where: \.isLocked) { throw call.lockedItems(service, name, items) }
             for item in items { try call.delete(call.proxy(service, for: item)) }
             return true
         }
@@ -217,7 +220,7 @@ public final class SecretServiceStore: SecretStore {
                 // with nothing, so a search cannot list everything.
                 items = try call.allItems()
             }
-            if items.contains(where: \.isLocked) { throw call.lockedItems(proxy, nil) }
+            if items.contains(where: \.isLocked) { throw call.lockedItems(proxy, nil, items) }
             var best: [SecretName: (entry: SecretEntry, candidate: SecretServiceItems.Candidate)] = [:]
             let now = Timestamp.now()
             for item in items {
@@ -242,25 +245,48 @@ public final class SecretServiceStore: SecretStore {
         return try LockFile(path: writeLock)
     }
 
-    /// Runs one operation; when it fails on a locked keyring, unlocks the keyring if that needs
-    /// no one (or, with a prompt time-out, someone answers the provider's dialog) and runs it
-    /// again; when the session's key exchange failed, runs it once more on a fresh session.
+    /// Runs one operation, and again after each remedy its failure calls for, each remedy at most
+    /// once: when the session's key exchange failed, a fresh session; when the keyring is locked,
+    /// an unlock if that needs no one (or, with a prompt time-out, someone answers the provider's
+    /// dialog); when the provider holds items back for the user's approval (KeePassXC), its
+    /// approval dialog, only with a prompt time-out.
     func performUnlocking<T>(
         _ action: String, findings: Findings = Findings(), _ body: (Call) throws(VaultError) -> T
     ) throws(VaultError) -> T {
-        do {
-            return try perform(action, findings: findings, body)
-        } catch {
-            if findings.brokenSession {
-                CVaultSecret_SessionReset()
-            } else if !(findings.lockedKeyring && unlockDefaultKeyring(action)) {
-                throw error
+        var remedied = Set<Remedy>()
+        while true {
+            do {
+                return try perform(action, findings: findings, body)
+            } catch {
+                guard try remedy(findings, &remedied, action) else { throw error }
+                findings.lockedKeyring = false
+                findings.brokenSession = false
+                findings.unapprovedItems = []
             }
-            findings.lockedKeyring = false
-            findings.brokenSession = false
-            return try perform(action, findings: findings, body)
         }
     }
+
+    /// Applies the remedy that a failure's findings call for, unless it was applied already;
+    /// whether the operation may work now.
+    private func remedy(_ findings: Findings, _ remedied: inout Set<Remedy>, _ action: String) throws(VaultError)
+        -> Bool
+    {
+        if findings.brokenSession, remedied.insert(.freshSession).inserted {
+            CVaultSecret_SessionReset()
+            return true
+        }
+        if findings.lockedKeyring, remedied.insert(.unlock).inserted {
+            return unlockDefaultKeyring(action)
+        }
+        if !findings.unapprovedItems.isEmpty, let promptTimeout, remedied.insert(.approval).inserted {
+            try askApproval(of: findings.unapprovedItems, action, promptTimeout: promptTimeout)
+            return true
+        }
+        return false
+    }
+
+    /// What ``performUnlocking(_:findings:_:)`` may do once between two attempts.
+    enum Remedy { case freshSession, unlock, approval }
 
     /// Seconds to let an unlock prompt complete when no one is there to answer it: enough for a
     /// provider that unlocks without asking (KWallet with its wallet open).
@@ -356,16 +382,18 @@ struct Call {
     /// Why items are locked: their keyring is locked, or (when the default keyring is unlocked)
     /// the provider wants the user to approve vault first, as KeePassXC does with its
     /// "confirm access" setting.
-    func lockedItems(_ service: Owned, _ name: SecretName?) -> VaultError {
+    func lockedItems(_ service: Owned, _ name: SecretName?, _ items: [Item] = []) -> VaultError {
         let what = name.map { "'\($0)'" } ?? "secrets"
         let collection = try? defaultCollection(service)
         findings.lockedKeyring = collection?.isLocked == true
         if let collection, !collection.isLocked {
+            findings.unapprovedItems = items.filter(\.isLocked).map(\.path)
             return VaultError(
                 .cannotUnlock,
                 "the Secret Service holds \(what) but has not allowed vault to read them: approve vault in the "
-                    + "provider (KeePassXC asks in a dialog; allow it there or in its Secret Service settings) and retry"
-            )
+                    + "provider (KeePassXC asks in a dialog, which vault lets it show when run at a terminal on the "
+                    + "desktop; or turn off \"Confirm when passwords are retrieved by clients\" in its Secret Service "
+                    + "settings) and retry")
         }
         return VaultError(
             .cannotUnlock,
@@ -538,6 +566,9 @@ final class Findings {
     var vanished = false
     var lockedKeyring = false
     var brokenSession = false
+    /// The paths of items that the provider holds back until the user approves vault, in an
+    /// unlocked keyring (KeePassXC's "confirm access").
+    var unapprovedItems: [String] = []
 }
 
 /// The service's session being opened on a thread of its own, joined by ``finish()`` or, at

@@ -1,0 +1,47 @@
+import CVaultSecret
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+extension SecretServiceStore {
+    /// Lets the provider ask its user to approve vault's access to the items at `paths`, and waits
+    /// up to `promptTimeout` seconds for the answer. KeePassXC with "confirm access" reports such
+    /// items as locked in an unlocked keyring and shows its access request dialog when a client
+    /// calls `Unlock` on them and runs the prompt it returns. Returns once every item is approved;
+    /// throws `.cannotUnlock` when the user denied or closed the dialog, or did not answer in time.
+    func askApproval(of paths: [String], _ action: String, promptTimeout: Double) throws(VaultError) {
+        try perform("asking to approve vault while \(action)", timeout: promptTimeout) { call throws(VaultError) in
+            let service = try call.service()
+            // Named first: once the deadline fires, no call can be made under it.
+            let who = Self.providerName(call)
+            let arguments: [UnsafeMutablePointer<CChar>?] = paths.map { strdup($0) } + [nil]
+            defer { for argument in arguments { free(argument) } }
+            let approved: Int32
+            do throws(VaultError) {
+                approved = try call.check { CVaultSecret_PathsUnlock(service.pointer, arguments, call.deadline, &$0) }
+            } catch {
+                guard CVaultSecret_DeadlineExpired(call.deadline) else { throw error }
+                approved = 0
+            }
+            guard Int(approved) < paths.count else { return }
+            if CVaultSecret_DeadlineExpired(call.deadline) {
+                throw VaultError(
+                    .cannotUnlock,
+                    "no one answered \(who)'s access request within \(formatSeconds(promptTimeout)) s while "
+                        + "\(action); run vault again and allow it (raise VAULT_PROMPT_TIMEOUT for more time)")
+            }
+            throw VaultError(
+                .cannotUnlock,
+                "access was denied in \(who) while \(action): its access request was declined or closed; run "
+                    + "vault again and allow it")
+        }
+    }
+
+    /// The provider's name for a message, e.g. "KeePassXC".
+    private static func providerName(_ call: Call) -> String {
+        var pid: UInt32 = 0
+        _ = try? call.check { CVaultSecret_ProviderProcessID(call.deadline, &pid, &$0) }
+        return SecretServiceProvider(pid: pid)?.name ?? "the Secret Service provider"
+    }
+}
