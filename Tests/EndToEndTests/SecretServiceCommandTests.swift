@@ -50,21 +50,4 @@ struct SecretServiceCommandTests {
         fileHelp.expectSuccess()
         #expect(!fileHelp.stdoutText.contains("Recycle Bin"), "\(fileHelp.stdoutText)")
     }
-
-    @Test("KeePassXC waiting for vault's approval says so (exit 4), not that the keyring is locked")
-    func approvalIsNotLocked() throws {
-        let environment = ProcessInfo.processInfo.environment
-        guard environment["VAULT_TEST_PROVIDER"] == "keepassxc",
-            environment["VAULT_TEST_KEEPASSXC_CONFIRM_ACCESS"] == "true"
-        else {
-            try Test.cancel("runs under VAULT_TEST_KEEPASSXC_CONFIRM_ACCESS=true Tests/with-keepassxc.sh")
-        }
-        let keyring = try MigrateSecretServiceTests.Keyring()
-        defer { keyring.cleanUp() }
-        try keyring.vault.run(["--backend", "secret-service", "set", "token"], stdin: [1]).expectSuccess()
-        let got = try keyring.vault.run(["--backend", "secret-service", "get", "token"])
-        got.expectFailure(4, "approve vault")
-        #expect(!got.stderr.contains("is locked"), "\(got.stderr)")
-        try keyring.vault.run(["--backend", "secret-service", "ls"]).expectFailure(4, "approve vault")
-    }
 }

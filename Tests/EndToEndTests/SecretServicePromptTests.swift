@@ -97,6 +97,7 @@ struct SecretServicePromptTests {
             started=$(date +%s%N)
             vault get a </dev/null >"$OUT/batch.out" 2>"$OUT/batch.err"; echo "$?" >"$OUT/batch.status"
             echo $(( ($(date +%s%N) - started) / 1000000 )) >"$OUT/batch.ms"
+            vault ls </dev/null >/dev/null 2>"$OUT/batch-ls.err"; echo "$?" >"$OUT/batch-ls.status"
             requests >"$OUT/batch.windows"
 
             # At a terminal: KeePassXC asks; its default button (Allow Selected) lets vault read.
@@ -127,6 +128,9 @@ struct SecretServicePromptTests {
         let read = run.read
 
         expectRefusedAtOnce(read, saying: "approve vault")
+        #expect(!read("batch.err").contains("is locked"), "awaiting approval is not locked: \(read("batch.err"))")
+        #expect(read("batch-ls.status") == "4", "ls without a terminal: \(read("batch-ls.err"))")
+        #expect(read("batch-ls.err").contains("approve vault"), "\(read("batch-ls.err"))")
         #expect(read("batch.windows").isEmpty, "an access request is open without a terminal")
 
         #expect(read("allowed.answered") == "0", "no access request: \(read("allowed.dialog"))")
