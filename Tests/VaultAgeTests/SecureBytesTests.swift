@@ -110,6 +110,19 @@ struct SecureBytesTests {
         #expect(remaining == plaintext)
     }
 
+    @Test("a passphrase is SecureBytes through scrypt: no copy of it outlives the calls, and it is zeroed")
+    func passphraseThroughScrypt() throws {
+        let releases = Releases()
+        do {
+            let passphrase = SecureBytes(Array("hunter2 hunter2".utf8), releaseObserver: releases.observer())
+            let file = try Age.encrypt(SecureBytes([1, 2]), to: [.scrypt(passphrase: passphrase, workFactor: 10)])
+            let plaintext = try Age.decrypt(file, identities: [.scrypt(passphrase: passphrase, maxWorkFactor: 10)])
+            #expect(plaintext == [1, 2])
+            #expect(releases.seen.isEmpty, "held by the caller alone")
+        }
+        #expect(releases.seen.count == 1 && releases.seen.allSatisfy { $0.zeroed })
+    }
+
     @Test("collection behaviour matches an array's")
     func collection() {
         var bytes = SecureBytes(Array("abcdef".utf8))
