@@ -5,7 +5,7 @@ public enum AgeIdentity: Sendable {
     /// An X25519 secret key.
     case x25519(X25519Identity)
     /// Unwraps scrypt stanzas; rejects work factors above `maxWorkFactor` with `.workFactor` before doing any work.
-    case scrypt(passphrase: [UInt8], maxWorkFactor: Int = 22)
+    case scrypt(passphrase: SecureBytes, maxWorkFactor: Int = 22)
 }
 
 /// Someone a file is encrypted to.
@@ -13,7 +13,7 @@ public enum AgeRecipient: Sendable {
     /// An X25519 public key.
     case x25519(X25519Recipient)
     /// A passphrase; it must be the only recipient of a file (an age rule), or encryption throws `.invalidKey`.
-    case scrypt(passphrase: [UInt8], workFactor: Int = 18)
+    case scrypt(passphrase: SecureBytes, workFactor: Int = 18)
 }
 
 /// An opened header: what is needed to write a new payload under the same header without unwrapping

@@ -14,7 +14,7 @@ enum Scrypt {
     private static let saltPrefix = Array("age-encryption.org/v1/scrypt".utf8)
 
     /// Wraps the file key under a passphrase in a new scrypt stanza with a fresh salt.
-    static func wrap(_ fileKey: SymmetricKey, passphrase: [UInt8], workFactor: Int) throws(AgeError) -> Stanza {
+    static func wrap(_ fileKey: SymmetricKey, passphrase: SecureBytes, workFactor: Int) throws(AgeError) -> Stanza {
         guard !passphrase.isEmpty else { throw .invalidKey("the scrypt passphrase is empty") }
         guard encryptableWorkFactors.contains(workFactor) else {
             throw .invalidKey(
@@ -33,7 +33,9 @@ enum Scrypt {
     ///
     /// Malformed stanzas are header errors and a work factor above `maxWorkFactor` is a work-factor
     /// error, both found before scrypt runs. A wrong passphrase gives nil.
-    static func unwrap(_ stanzas: [Stanza], passphrase: [UInt8], maxWorkFactor: Int) throws(AgeError) -> SymmetricKey? {
+    static func unwrap(_ stanzas: [Stanza], passphrase: SecureBytes, maxWorkFactor: Int) throws(AgeError)
+        -> SymmetricKey?
+    {
         for stanza in stanzas where stanza.type == stanzaType {
             guard stanza.arguments.count == 3 else {
                 throw .header("scrypt stanza must have exactly two arguments after its type")
@@ -70,13 +72,17 @@ enum Scrypt {
         return value
     }
 
-    private static func deriveKey(passphrase: [UInt8], salt: [UInt8], workFactor: Int) throws(AgeError)
+    /// The wrap key for `passphrase`: the one place a passphrase leaves ``SecureBytes``, as the
+    /// array swift-crypto's scrypt takes, wiped when it returns.
+    private static func deriveKey(passphrase: SecureBytes, salt: [UInt8], workFactor: Int) throws(AgeError)
         -> SymmetricKey
     {
         do {
-            return try KDF.Scrypt.deriveKey(
-                from: passphrase, salt: saltPrefix + salt, outputByteCount: 32,
-                rounds: 1 << workFactor, blockSize: 8, parallelism: 1)
+            return try passphrase.withTemporaryArray { (bytes) throws(any Error) in
+                try KDF.Scrypt.deriveKey(
+                    from: bytes, salt: saltPrefix + salt, outputByteCount: 32,
+                    rounds: 1 << workFactor, blockSize: 8, parallelism: 1)
+            }
         } catch {
             throw AgeError(
                 kind: .workFactor, message: "scrypt with work factor \(workFactor) failed (not enough memory?)")

@@ -1,7 +1,7 @@
 extension SecureBytes: RandomAccessCollection, MutableCollection, RangeReplaceableCollection {
     public var startIndex: Int { 0 }
-    public var endIndex: Int { count }
-    public var count: Int { withUnsafeBytes { $0.count } }
+    public var endIndex: Int { length }
+    @inlinable public var count: Int { length }
 
     public subscript(position: Int) -> UInt8 {
         get {
@@ -23,8 +23,8 @@ extension SecureBytes: RandomAccessCollection, MutableCollection, RangeReplaceab
             return
         }
         // Grows by doubling, so appending byte by byte copies (and zeroes) O(log n) buffers.
-        let target = mutableStorage(capacity: new > storage.capacity ? Swift.max(new, storage.capacity * 2) : new)
-        let base = target.base!
+        makeUnique(capacity: new > storage.capacity ? Swift.max(new, storage.capacity * 2) : new)
+        let base = storage.base!
         // Moves the tail, then writes the new bytes where the range was.
         (base + range.lowerBound + bytes.count).copyMemory(
             from: base + range.upperBound, byteCount: old - range.upperBound)
@@ -37,7 +37,7 @@ extension SecureBytes: RandomAccessCollection, MutableCollection, RangeReplaceab
             // The bytes now past the end still held part of the secret.
             zeroSecret(UnsafeMutableRawBufferPointer(start: base + new, count: old - new))
         }
-        target.count = new
+        length = new
     }
 
     public func withContiguousStorageIfAvailable<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R? {

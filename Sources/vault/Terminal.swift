@@ -48,13 +48,12 @@ enum Terminal {
 
     /// The prompt the library uses for passphrases; asks twice when `confirm` is set.
     static func passphrasePrompt(allowed: Bool) -> PassphrasePrompt {
-        return { (message: String, confirm: Bool) throws(VaultError) -> [UInt8]? in
-            guard var first = try ask(message, allowed: allowed) else { return nil }
+        return { (message: String, confirm: Bool) throws(VaultError) -> SecureBytes? in
+            guard var typed = try ask(message, allowed: allowed) else { return nil }
+            let first = SecureBytes(taking: &typed)
             if confirm {
-                guard var second = try ask("Repeat the passphrase: ", allowed: allowed) else { return nil }
-                defer { wipe(&second) }
-                guard first == second else {
-                    wipe(&first)
+                guard var again = try ask("Repeat the passphrase: ", allowed: allowed) else { return nil }
+                guard first == SecureBytes(taking: &again) else {
                     throw VaultError(.cannotUnlock, "the two passphrases differ; nothing was changed")
                 }
             }

@@ -95,7 +95,7 @@ struct HeaderTrustTests {
         runner.environment["VAULT_PASSPHRASE"] = "team passphrase"
         try runner.run(["set", "mine"], stdin: [1]).expectSuccess()
         let rekeyed = try Age.encrypt(
-            Self.document("other", [9]), to: [.scrypt(passphrase: Array("team passphrase".utf8), workFactor: 10)])
+            Self.document("other", [9]), to: [.scrypt(passphrase: SecureBytes("team passphrase".utf8), workFactor: 10)])
         try Data(rekeyed).write(to: URL(fileURLWithPath: runner.vaultFile))
         #expect(try runner.run(["get", "other"]).stdout == [9])
         try runner.run(["set", "new"], stdin: [2]).expectFailure(6, "a new header, again for a passphrase")

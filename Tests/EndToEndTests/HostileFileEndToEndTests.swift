@@ -86,7 +86,7 @@ struct HostileFileEndToEndTests {
         defer { vault.cleanUp() }
         let recipient = AgeRecipient.x25519(vault.identity.recipient)
         let scrypt = String(
-            decoding: try Age.encrypt([1], to: [.scrypt(passphrase: [1], workFactor: 10)]), as: UTF8.self)
+            decoding: try Age.encrypt([1], to: [.scrypt(passphrase: SecureBytes([1]), workFactor: 10)]), as: UTF8.self)
         let cases: [(String, [UInt8])] = [
             ("trailing garbage", file + Array("garbage".utf8)),
             ("scrypt work factor 0", Array(scrypt.replacingOccurrences(of: " 10\n", with: " 0\n").utf8)),

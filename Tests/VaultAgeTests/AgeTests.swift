@@ -59,13 +59,15 @@ private func expectAgeError(
     }
 
     @Test func passphraseRoundTripAndWrongPassphrase() throws {
-        let passphrase = Array("hunter2 hunter2".utf8)
+        let passphrase = SecureBytes("hunter2 hunter2".utf8)
         let (file, envelope) = try Age.encryptReturningEnvelope(
             Array("scrypt".utf8), to: [.scrypt(passphrase: passphrase, workFactor: 10)])
         #expect(envelope.stanzaTypes == [.scrypt])
         #expect(try Age.stanzaTypes(of: file) == [.scrypt])
         #expect(try Age.decrypt(file, identities: [.scrypt(passphrase: passphrase)]) == Array("scrypt".utf8))
-        expectAgeError([.noMatch]) { _ = try Age.decrypt(file, identities: [.scrypt(passphrase: Array("nope".utf8))]) }
+        expectAgeError([.noMatch]) {
+            _ = try Age.decrypt(file, identities: [.scrypt(passphrase: SecureBytes("nope".utf8))])
+        }
         expectAgeError([.noMatch]) { _ = try Age.decrypt(file, identities: [.x25519(.generate())]) }
         expectAgeError([.noMatch]) { _ = try Age.decrypt(file, identities: []) }
         // A re-sealed payload keeps the scrypt header and needs no scrypt run to write.
@@ -79,7 +81,7 @@ private func expectAgeError(
     }
 
     @Test func recipientRules() {
-        let passphrase = Array("pass".utf8)
+        let passphrase = SecureBytes("pass".utf8)
         expectAgeError([.invalidKey]) { _ = try Age.encrypt([], to: []) }
         expectAgeError([.invalidKey]) {
             _ = try Age.encrypt(
@@ -88,7 +90,7 @@ private func expectAgeError(
         expectAgeError([.invalidKey]) {
             _ = try Age.encrypt([], to: [.scrypt(passphrase: passphrase), .scrypt(passphrase: passphrase)])
         }
-        expectAgeError([.invalidKey]) { _ = try Age.encrypt([], to: [.scrypt(passphrase: [])]) }
+        expectAgeError([.invalidKey]) { _ = try Age.encrypt([], to: [.scrypt(passphrase: SecureBytes())]) }
         expectAgeError([.invalidKey]) { _ = try Age.encrypt([], to: [.scrypt(passphrase: passphrase, workFactor: 0)]) }
         expectAgeError([.invalidKey]) { _ = try Age.encrypt([], to: [.scrypt(passphrase: passphrase, workFactor: 31)]) }
     }
@@ -160,11 +162,13 @@ private func expectAgeError(
     func workFactorAboveTheLimitIsRejectedBeforeScryptRuns() {
         for workFactor in ["23", "30", "62"] {
             expectAgeError([.workFactor], "work factor \(workFactor)") {
-                _ = try Age.decrypt(scryptFile(workFactor: workFactor), identities: [.scrypt(passphrase: [1])])
+                _ = try Age.decrypt(
+                    scryptFile(workFactor: workFactor), identities: [.scrypt(passphrase: SecureBytes([1]))])
             }
         }
         do {
-            _ = try Age.decrypt(scryptFile(workFactor: "40"), identities: [.scrypt(passphrase: [1], maxWorkFactor: 22)])
+            _ = try Age.decrypt(
+                scryptFile(workFactor: "40"), identities: [.scrypt(passphrase: SecureBytes([1]), maxWorkFactor: 22)])
             Issue.record("a work factor of 40 was accepted")
         } catch {
             #expect(error.kind == .workFactor)
@@ -173,7 +177,7 @@ private func expectAgeError(
     }
 
     @Test func callerLimitApplies() throws {
-        let passphrase = Array("limit".utf8)
+        let passphrase = SecureBytes("limit".utf8)
         let file = try Age.encrypt([1], to: [.scrypt(passphrase: passphrase, workFactor: 11)])
         expectAgeError([.workFactor]) {
             _ = try Age.decrypt(file, identities: [.scrypt(passphrase: passphrase, maxWorkFactor: 10)])
@@ -184,7 +188,8 @@ private func expectAgeError(
     @Test func malformedWorkFactorsAreHeaderErrors() {
         for workFactor in ["0", "010", "+10", "-10", "0xa", "1a", "a1", "63", "99999999999999999999"] {
             expectAgeError([.header], "work factor \(workFactor)") {
-                _ = try Age.decrypt(scryptFile(workFactor: workFactor), identities: [.scrypt(passphrase: [1])])
+                _ = try Age.decrypt(
+                    scryptFile(workFactor: workFactor), identities: [.scrypt(passphrase: SecureBytes([1]))])
             }
         }
     }

@@ -132,7 +132,7 @@ private let workFactorVectors: Set<String> = ["scrypt_work_factor_23"]
                 return .failed("identity does not parse: \(error)")
             }
         }
-        identities += vector.passphrases.map { .scrypt(passphrase: Array($0.utf8)) }
+        identities += vector.passphrases.map { .scrypt(passphrase: SecureBytes($0.utf8)) }
         // Without the hybrid identity only header and armor failures are still decided by the
         // remaining identities; anything else would depend on the identity that was left out.
         if dropped && (identities.isEmpty || !["header failure", "armor failure"].contains(vector.expect)) {

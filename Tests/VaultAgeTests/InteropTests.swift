@@ -115,7 +115,8 @@ private let interopPlaintexts: [(name: String, bytes: [UInt8])] = [
         let plaintext = patternBytes(count: 70_000)
         let passphrase = "correct horse battery staple"
         try workspace.write(
-            "in.age", try Age.encrypt(plaintext, to: [.scrypt(passphrase: Array(passphrase.utf8), workFactor: 10)]))
+            "in.age",
+            try Age.encrypt(plaintext, to: [.scrypt(passphrase: SecureBytes(passphrase.utf8), workFactor: 10)]))
         try workspace.ageWithPassphrase(passphrase, ["-d", "-o", workspace.path("out"), workspace.path("in.age")])
         #expect(try workspace.read("out") == plaintext)
     }
@@ -130,7 +131,7 @@ private let interopPlaintexts: [(name: String, bytes: [UInt8])] = [
         try workspace.ageWithPassphrase(passphrase, ["-p", "-o", workspace.path("out.age"), workspace.path("in")])
         let file = try workspace.read("out.age")
         #expect(try Age.stanzaTypes(of: file) == [.scrypt])
-        let decrypted = try Age.decrypt(file, identities: [.scrypt(passphrase: Array(passphrase.utf8))])
+        let decrypted = try Age.decrypt(file, identities: [.scrypt(passphrase: SecureBytes(passphrase.utf8))])
         #expect(decrypted == plaintext)
     }
 

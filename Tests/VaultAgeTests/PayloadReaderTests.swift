@@ -89,10 +89,10 @@ func expectSameRead(
     }
 
     @Test func wrongKeysAndPassphrasesFailAsOpenFails() throws {
-        let passphrase = Array("hunter2 hunter2".utf8)
+        let passphrase = SecureBytes("hunter2 hunter2".utf8)
         let file = try Age.encrypt(Array("scrypt".utf8), to: [.scrypt(passphrase: passphrase, workFactor: 10)])
         #expect(readInChunks(file, identities: [.scrypt(passphrase: passphrase)]) == .plaintext(Array("scrypt".utf8)))
-        #expect(readInChunks(file, identities: [.scrypt(passphrase: Array("nope".utf8))]) == .failure(.noMatch))
+        #expect(readInChunks(file, identities: [.scrypt(passphrase: SecureBytes("nope".utf8))]) == .failure(.noMatch))
         #expect(readInChunks(file, identities: [.x25519(.generate())]) == .failure(.noMatch))
         #expect(
             readInChunks(file, identities: [.scrypt(passphrase: passphrase, maxWorkFactor: 9)]) == .failure(.workFactor)
@@ -141,7 +141,7 @@ func expectSameRead(
             if let data = inflated[vector.name] { vector.body = data }
             let identities =
                 vector.identities.compactMap { try? X25519Identity($0) }.map { AgeIdentity.x25519($0) }
-                + vector.passphrases.map { .scrypt(passphrase: Array($0.utf8)) }
+                + vector.passphrases.map { .scrypt(passphrase: SecureBytes($0.utf8)) }
             for prefixSize in [AgePayloadReader.prefixSize, 200] {
                 let chunked = readInChunks(vector.body, identities: identities, prefixSize: prefixSize)
                 guard chunked != .readWhole else { continue }

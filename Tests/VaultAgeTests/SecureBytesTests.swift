@@ -110,6 +110,19 @@ struct SecureBytesTests {
         #expect(remaining == plaintext)
     }
 
+    @Test("a passphrase is SecureBytes through scrypt: no copy of it outlives the calls, and it is zeroed")
+    func passphraseThroughScrypt() throws {
+        let releases = Releases()
+        do {
+            let passphrase = SecureBytes(Array("hunter2 hunter2".utf8), releaseObserver: releases.observer())
+            let file = try Age.encrypt(SecureBytes([1, 2]), to: [.scrypt(passphrase: passphrase, workFactor: 10)])
+            let plaintext = try Age.decrypt(file, identities: [.scrypt(passphrase: passphrase, maxWorkFactor: 10)])
+            #expect(plaintext == [1, 2])
+            #expect(releases.seen.isEmpty, "held by the caller alone")
+        }
+        #expect(releases.seen.count == 1 && releases.seen.allSatisfy { $0.zeroed })
+    }
+
     @Test("collection behaviour matches an array's")
     func collection() {
         var bytes = SecureBytes(Array("abcdef".utf8))
@@ -122,5 +135,72 @@ struct SecureBytesTests {
         #expect(SecureBytes(zeros: 3) == [0, 0, 0] && SecureBytes().isEmpty)
         #expect("\(SecureBytes([1, 2, 3]))" == "3 secret bytes")
         #expect(bytes.withContiguousStorageIfAvailable { Array($0) } == Array("aXYZdef".utf8))
+    }
+}
+
+/// Values that share an arena's buffers, and base64 read and written in place.
+@Suite("SecureBytes arena and base64")
+struct SecureBytesArenaTests {
+    @Test("arena values are slices of one buffer, zeroed when the arena and the last slice are released")
+    func arenaSlices() {
+        let releases = SecureBytesTests.Releases()
+        var kept: SecureBytes?
+        var address: UInt = 0
+        do {
+            var arena = SecureBytes.Arena(bufferSize: 64, releaseObserver: releases.observer())
+            let first = arena.make(maximumCount: 4) { room in
+                room.copyBytes(from: [1, 2, 3])
+                return 3
+            }
+            let second = arena.make(maximumCount: 2) { room in
+                room.copyBytes(from: [4, 5])
+                return 2
+            }
+            #expect(first == [1, 2, 3] && second == [4, 5])
+            let start = first!.withUnsafeBytes { UInt(bitPattern: $0.baseAddress) }
+            address = start
+            #expect(second!.withUnsafeBytes { UInt(bitPattern: $0.baseAddress) } == start + 3, "one buffer, no gap")
+            let failed = arena.make(maximumCount: 3) { room in
+                room.copyBytes(from: [9, 9])
+                return nil
+            }
+            #expect(failed == nil)
+            let third = arena.make(maximumCount: 1) { room in
+                room[0] = 6
+                return 1
+            }
+            // The failed value's room was zeroed and handed out again; what follows it is zeros.
+            #expect(third == [6])
+            #expect(third!.withUnsafeBytes { UInt(bitPattern: $0.baseAddress) } == start + 5)
+            #expect(
+                UnsafeRawBufferPointer(start: UnsafeRawPointer(bitPattern: start + 6), count: 2).allSatisfy { $0 == 0 })
+            kept = second
+            var written = first!
+            written[0] = 7  // a slice is shared: writing copies it
+            #expect(written == [7, 2, 3] && first == [1, 2, 3])
+            #expect(written.withUnsafeBytes { UInt(bitPattern: $0.baseAddress) } != start)
+        }
+        // Only the written copy is gone: a slice still holds the shared buffer.
+        #expect(releases.seen.count == 1 && releases.seen.first?.address != address)
+        #expect(kept == [4, 5])
+        kept = nil
+        #expect(releases.seen.count == 2 && releases.seen.last?.address == address)
+        #expect(releases.seen.allSatisfy { $0.zeroed })
+    }
+
+    @Test("base64 written in place reads back; only canonical padded base64 is read")
+    func base64() {
+        var arena = SecureBytes.Arena(bufferSize: 1024)
+        for length in 0..<40 {
+            let bytes = SecureBytes((0..<length).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) })
+            var text = SecureBytes()
+            text.appendBase64(of: bytes)
+            #expect(text.unprotectedArray == Base64.encodePadded(bytes.unprotectedArray))
+            let decoded = text.withUnsafeBytes { arena.decodingBase64($0) }
+            #expect(decoded == bytes.unprotectedArray)
+        }
+        for text in ["YR==", "YQ", "YQ=", "Y===", "====", "YQ==YQ==", "Y Q==", "YQ==\n", "Zm9v!"] {
+            #expect(Array(text.utf8).withUnsafeBytes { arena.decodingBase64($0) } == nil, "\(text)")
+        }
     }
 }

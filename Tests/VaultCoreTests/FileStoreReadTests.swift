@@ -85,7 +85,7 @@ struct FileStoreReadTests {
     func passphraseOnce() throws {
         defer { removeTemporaryDirectory(directory) }
         let path = directory.appendingPathComponent("passphrase.age").path
-        let passphrase = Array("correct horse".utf8)
+        let passphrase = SecureBytes("correct horse".utf8)
         final class Counter: @unchecked Sendable {
             // Only the test's own thread touches it.
             var calls = 0

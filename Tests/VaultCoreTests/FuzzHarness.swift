@@ -14,7 +14,7 @@ enum FuzzHarness {
         "AGE-SECRET-KEY-18KVV052C9AS9VERWTSRNGCK5CZD8UXRA9S9FXQJVPZPUNS33V9GQ729AUL")
     /// The seed corpus's passphrase; work factors above 10 are refused before scrypt runs.
     static let identities: [AgeIdentity] = [
-        .x25519(identity), .scrypt(passphrase: Array("fuzz".utf8), maxWorkFactor: 10),
+        .x25519(identity), .scrypt(passphrase: SecureBytes("fuzz".utf8), maxWorkFactor: 10),
     ]
     /// A fixed payload key, for the STREAM decoder on raw input.
     static let streamKey = Stream.payloadKey(

@@ -122,7 +122,7 @@ struct HostileFileTests {
     @Test("a passphrase vault: truncations and flips in the header are damage; no work factor runs unbounded")
     func passphraseVault() throws {
         // A low ceiling on the work factor keeps flips of "10" into "18" from costing seconds each.
-        let passphrase = Array("hostile".utf8)
+        let passphrase = SecureBytes("hostile".utf8)
         let keys = FileKeys(
             origin: "test passphrase", identities: { [.scrypt(passphrase: passphrase, maxWorkFactor: 12)] },
             recipientsForNewFile: { [.scrypt(passphrase: passphrase, workFactor: 10)] })
@@ -143,7 +143,7 @@ struct HostileFileTests {
     /// The time limit guards against a hang (scrypt at a huge work factor), not for speed.
     @Test("scrypt work factors: zero, malformed and huge ones are damage", .timeLimit(.minutes(2)))
     func workFactors() throws {
-        let sample = try Sample(keys: .passphrase(Array("pw".utf8), workFactor: 10, origin: "test"))
+        let sample = try Sample(keys: .passphrase(SecureBytes("pw".utf8), workFactor: 10, origin: "test"))
         defer { sample.cleanUp() }
         let text = String(decoding: sample.file, as: UTF8.self)
         for factor in [

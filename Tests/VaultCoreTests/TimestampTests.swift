@@ -12,6 +12,12 @@ struct TimestampTests {
             #expect(Timestamp(rfc3339: time.rfc3339) == time, "\(time.rfc3339)")
         }
         #expect(Timestamp(secondsSince1970: 951_782_400).rfc3339 == "2000-02-29T00:00:00Z")
+        #expect(Timestamp(secondsSince1970: 0).rfc3339 == "1970-01-01T00:00:00Z")
+        #expect(Timestamp(secondsSince1970: -1).rfc3339 == "1969-12-31T23:59:59Z")
+        #expect(Timestamp(secondsSince1970: 253_402_300_799).rfc3339 == "9999-12-31T23:59:59Z")
+        #expect(Timestamp(secondsSince1970: 253_402_300_800).rfc3339 == "10000-01-01T00:00:00Z")
+        #expect(Timestamp(secondsSince1970: -62_167_219_200).rfc3339 == "0000-01-01T00:00:00Z")
+        #expect(Timestamp(secondsSince1970: 1_234_567_890).rfc3339 == "2009-02-13T23:31:30Z")
     }
 
     @Test(

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import VaultAge
 @testable import VaultCore
 
 @Suite("Vault document")
@@ -72,5 +73,66 @@ struct VaultDocumentTests {
         let clean = text.replacingOccurrences(of: "\\t", with: "")
         #expect(try VaultDocument.decode(Array(clean.utf8)).first?.name.account == "é😀/")
         #expect(try VaultDocument.decode(Array(clean.utf8)).first?.metadata.updated.rfc3339 == "2025-12-31T22:00:00Z")
+    }
+
+    /// A document of records whose values are `value(index)` (1 to 60 bytes).
+    private func documentOf(_ count: Int) throws -> (records: [SecretRecord], document: SecureBytes) {
+        let records = try (0..<count).map { index in
+            try record(
+                "vault", "name-\(index)", (0..<(index % 60 + 1)).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ index) })
+        }
+        return (records, VaultDocument.encode(records))
+    }
+
+    @Test("decoded values share a few buffers instead of one allocation each")
+    func valuesShareBuffers() throws {
+        let (records, document) = try documentOf(3000)
+        let decoded = try VaultDocument.decode(document)
+        #expect(decoded == records)
+        let addresses = decoded.map { $0.value.withUnsafeBytes { UInt(bitPattern: $0.baseAddress) } }
+        // Each value starts where the one before it ends, except where a new buffer begins.
+        var breaks = 0
+        for index in 1..<decoded.count {
+            let end: UInt = addresses[index - 1] + UInt(decoded[index - 1].value.count)
+            if addresses[index] != end { breaks += 1 }
+        }
+        #expect(breaks <= 3, "\(breaks + 1) buffers for \(decoded.count) values")
+        // A value found alone holds a buffer of its own size, not a shared one.
+        let found = try #require(try VaultDocument.find(records[1234].name, in: document))
+        #expect(found == records[1234])
+        #expect(found.value.storage.capacity <= found.value.count + 2, "base64 padding aside")
+    }
+
+    @Test(
+        "a value in base64 vault does not write is read exactly as Foundation reads it",
+        arguments: [
+            "YR==", "YQ", "YQ=", "Zm9vYg", "Zm9v\\/Zm9v", "Zm9vYmFy", "Zm9v YmFy", "=", "Y===", "YQ==YQ==",
+            "\\u0059Q==",
+        ])
+    func foundationBase64(text: String) throws {
+        let line =
+            "{\"vault\":1}\n{\"service\":\"s\",\"account\":\"a\",\"value\":\"\(text)\",\"created\":\"2026-01-01T00:00:00Z\",\"updated\":\"2026-01-01T00:00:00Z\"}\n"
+        let unescaped = text.replacingOccurrences(of: "\\u0059", with: "Y").replacingOccurrences(of: "\\/", with: "/")
+        let expected = Data(base64Encoded: unescaped).map { [UInt8]($0) }
+        let decoded: [SecretRecord]? = try? VaultDocument.decode(Array(line.utf8))
+        let value: [UInt8]? = decoded?.first?.value.unprotectedArray
+        #expect(value == expected, "\(text)")
+    }
+
+    @Test("the encoding is the same whatever the names and times hold")
+    func encodingOfOddNamesAndTimes() throws {
+        let times: [Int64] = [0, -1, 253_402_300_799, -62_167_219_200, 1_700_000_000]
+        for seconds in times {
+            let time = Timestamp(secondsSince1970: seconds)
+            let name = try SecretName(service: "sé\"r\\v", account: "a b/日本")
+            let one = SecretRecord(
+                name: name, value: [1, 2, 3], metadata: SecretMetadata(created: time, updated: time, expires: time))
+            let text = String(decoding: VaultDocument.encode([one]), as: UTF8.self)
+            #expect(
+                text
+                    == "{\"vault\":1}\n{\"service\":\"sé\\\"r\\\\v\",\"account\":\"a b/日本\",\"value\":\"AQID\",\"created\":\"\(time.rfc3339)\",\"updated\":\"\(time.rfc3339)\",\"expires\":\"\(time.rfc3339)\"}\n"
+            )
+            #expect(try VaultDocument.decode(Array(text.utf8)) == [one])
+        }
     }
 }

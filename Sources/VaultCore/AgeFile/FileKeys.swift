@@ -31,7 +31,7 @@ public struct FileKeys {
     }
 
     /// Keys for a passphrase: scrypt with `workFactor` (log2 N) for a new file.
-    public static func passphrase(_ passphrase: [UInt8], workFactor: Int, origin: String) -> FileKeys {
+    public static func passphrase(_ passphrase: SecureBytes, workFactor: Int, origin: String) -> FileKeys {
         FileKeys(
             origin: origin, identities: { [.scrypt(passphrase: passphrase, maxWorkFactor: 22)] },
             recipientsForNewFile: { [.scrypt(passphrase: passphrase, workFactor: workFactor)] })

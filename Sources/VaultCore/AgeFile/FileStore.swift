@@ -234,8 +234,7 @@ public final class FileStore: SecretStore {
         }
         guard try change(&records) else { return }
         records.sort { $0.name < $1.name }
-        var encoded = VaultDocument.encode(records)
-        let document = SecureBytes(taking: &encoded)
+        let document = VaultDocument.encode(records)
         let file: [UInt8]
         let written: AgeEnvelope
         if let envelope {

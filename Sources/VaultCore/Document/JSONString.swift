@@ -7,6 +7,15 @@
 package enum JSONString {
     /// Appends `utf8`, UTF-8 text, as a quoted JSON string.
     package static func append(_ utf8: some Sequence<UInt8>, to out: inout [UInt8]) {
+        // Text with nothing to escape (every name vault writes, as a rule) is copied in one piece.
+        let copied: Bool? = utf8.withContiguousStorageIfAvailable { bytes in
+            guard !bytes.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F }) else { return false }
+            out.append(0x22)
+            out.append(contentsOf: bytes)
+            out.append(0x22)
+            return true
+        }
+        if copied == true { return }
         out.append(0x22)
         for byte in utf8 {
             switch byte {

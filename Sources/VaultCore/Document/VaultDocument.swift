@@ -20,29 +20,40 @@ enum VaultDocument {
     static let version: Int64 = 1
 
     /// Encodes records (in the given order) as a document.
-    static func encode(_ records: [SecretRecord]) -> [UInt8] {
-        var out: [UInt8] = []
+    ///
+    /// The document is built in secret bytes: each value's base64 is written straight into it, and
+    /// the rest of a line (names and times, which are not secret) goes through one reused array.
+    static func encode(_ records: [SecretRecord]) -> SecureBytes {
+        var out = SecureBytes()
         out.reserveCapacity(32 + records.reduce(0) { $0 + $1.value.count * 4 / 3 + 160 })
-        out.append(contentsOf: "{\"vault\":\(version)}\n".utf8)
-        for record in records {
-            out.append(contentsOf: "{\"service\":".utf8)
-            JSONString.append(record.name.service.utf8, to: &out)
-            out.append(contentsOf: ",\"account\":".utf8)
-            JSONString.append(record.name.account.utf8, to: &out)
-            out.append(contentsOf: ",\"value\":\"".utf8)
-            out.append(contentsOf: Data(record.value).base64EncodedString().utf8)
-            out.append(contentsOf: "\",\"created\":\"".utf8)
-            record.metadata.created.appendRFC3339(to: &out)
-            out.append(contentsOf: "\",\"updated\":\"".utf8)
-            record.metadata.updated.appendRFC3339(to: &out)
-            out.append(0x22)
-            if let expires = record.metadata.expires {
-                out.append(contentsOf: ",\"expires\":\"".utf8)
-                expires.appendRFC3339(to: &out)
-                out.append(0x22)
-            }
-            out.append(contentsOf: "}\n".utf8)
+        var line: [UInt8] = []
+        line.reserveCapacity(256)
+        func flush() {
+            line.withUnsafeBytes { out.append(contentsOf: $0) }
+            line.removeAll(keepingCapacity: true)
         }
+        line.append(contentsOf: "{\"vault\":\(version)}\n".utf8)
+        for record in records {
+            line.append(contentsOf: "{\"service\":".utf8)
+            JSONString.append(record.name.service.utf8, to: &line)
+            line.append(contentsOf: ",\"account\":".utf8)
+            JSONString.append(record.name.account.utf8, to: &line)
+            line.append(contentsOf: ",\"value\":\"".utf8)
+            flush()
+            out.appendBase64(of: record.value)
+            line.append(contentsOf: "\",\"created\":\"".utf8)
+            record.metadata.created.appendRFC3339(to: &line)
+            line.append(contentsOf: "\",\"updated\":\"".utf8)
+            record.metadata.updated.appendRFC3339(to: &line)
+            line.append(0x22)
+            if let expires = record.metadata.expires {
+                line.append(contentsOf: ",\"expires\":\"".utf8)
+                expires.appendRFC3339(to: &line)
+                line.append(0x22)
+            }
+            line.append(contentsOf: "}\n".utf8)
+        }
+        flush()
         return out
     }
 
@@ -50,9 +61,11 @@ enum VaultDocument {
     static func decode(_ document: some DocumentChunks) throws(VaultError) -> [SecretRecord] {
         var records: [SecretRecord] = []
         var seen = Set<SecretName>()
+        // The values are slices of a few shared buffers, not one allocation each.
+        var values = SecureBytes.Arena(bufferSize: valueBufferSize)
         try forEachLine(document) { (lineNumber, line) throws(VaultError) -> Bool in
             let fields = try parse(line, lineNumber: lineNumber)
-            let record = try fields.record(lineNumber: lineNumber)
+            let record = try fields.record(lineNumber: lineNumber, values: &values)
             guard seen.insert(record.name).inserted else {
                 throw damaged(lineNumber, "the name \(JSONLine.shown(record.name.description)) appears twice")
             }
@@ -78,7 +91,8 @@ enum VaultDocument {
                 throw damaged(lineNumber, "a record needs service, account, value, created and updated")
             }
             guard needle.account.matches(lineAccount), needle.service.matches(lineService) else { return true }
-            found = try fields.record(lineNumber: lineNumber)
+            var value = SecureBytes.Arena(bufferSize: 0)  // one value: a buffer of its size
+            found = try fields.record(lineNumber: lineNumber, values: &value)
             return false
         }
         return found
@@ -87,12 +101,13 @@ enum VaultDocument {
     /// Lists every record's name and metadata.
     ///
     /// The document is checked as strictly as by ``decode(_:)``, so that a listing never hides a
-    /// damaged record: each value is decoded and wiped at once.
+    /// damaged record: each value is decoded (into a shared buffer, zeroed when it is released).
     static func entries(in document: some DocumentChunks) throws(VaultError) -> [SecretEntry] {
         var entries: [SecretEntry] = []
         var seen = Set<SecretName>()
+        var values = SecureBytes.Arena(bufferSize: valueBufferSize)
         try forEachLine(document) { (lineNumber, line) throws(VaultError) -> Bool in
-            let record = try parse(line, lineNumber: lineNumber).record(lineNumber: lineNumber)
+            let record = try parse(line, lineNumber: lineNumber).record(lineNumber: lineNumber, values: &values)
             guard seen.insert(record.name).inserted else {
                 throw damaged(lineNumber, "the name \(JSONLine.shown(record.name.description)) appears twice")
             }
@@ -162,6 +177,9 @@ enum VaultDocument {
     }
 
     private static let headerKey = Array("vault".utf8)
+
+    /// The size of the shared buffers that hold decoded values: 64 KiB, about 1,600 values of 40 bytes.
+    private static let valueBufferSize = 1 << 16
 
     // MARK: - Records
 
@@ -238,27 +256,28 @@ enum VaultDocument {
                     expires: try expires.map { (text) throws(VaultError) in try time(text, "expires", lineNumber) }))
         }
 
-        func record(lineNumber: Int) throws(VaultError) -> SecretRecord {
+        /// The record, its value decoded into a slice of `values`.
+        func record(lineNumber: Int, values: inout SecureBytes.Arena) throws(VaultError) -> SecretRecord {
             let entry = try entry(lineNumber: lineNumber)
-            guard let value, var bytes = Self.decodeBase64(value) else {
+            guard let value, let bytes = Self.decodeBase64(value, values: &values) else {
                 throw damaged(lineNumber, "the value is missing or not valid base64")
             }
-            defer { bytes.resetBytes(in: 0..<bytes.count) }
-            return SecretRecord(name: entry.name, value: SecureBytes(bytes), metadata: entry.metadata)
+            return SecretRecord(name: entry.name, value: bytes, metadata: entry.metadata)
         }
 
-        /// Decodes a value from the line's own bytes when it has no escapes (always, when vault
-        /// wrote it), so that no `String` copy of the secret, which could not be wiped, is made.
-        private static func decodeBase64(_ value: JSONLine.Value) -> Data? {
-            if case .string(let raw) = value, !raw.escaped {
-                // The document's own bytes, not a copy: nothing extra to wipe.
-                guard let base = raw.raw.base.baseAddress else { return Data() }
-                let text = Data(
-                    bytesNoCopy: UnsafeMutableRawPointer(mutating: base + raw.raw.startIndex), count: raw.raw.count,
-                    deallocator: .none)
-                return Data(base64Encoded: text)
+        /// Decodes a value from the line's own bytes when it is canonical base64 without escapes
+        /// (always, when vault wrote it), so that no copy of the secret that is not wiped, no
+        /// `String` and no `Data`, is made. Anything else goes through Foundation's decoder, which
+        /// decides what is accepted, as it always has.
+        private static func decodeBase64(_ value: JSONLine.Value, values: inout SecureBytes.Arena) -> SecureBytes? {
+            if case .string(let raw) = value, !raw.escaped,
+                let bytes = values.decodingBase64(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: raw.raw)))
+            {
+                return bytes
             }
-            return value.string.flatMap { Data(base64Encoded: $0) }
+            guard var data = value.string.flatMap({ Data(base64Encoded: $0) }) else { return nil }
+            defer { data.resetBytes(in: 0..<data.count) }
+            return SecureBytes(data)
         }
 
         private func time(

@@ -1,3 +1,5 @@
+public import VaultAge
+
 /// The command line's global options, before they are combined with the environment.
 public struct GlobalOptions: Sendable, Equatable {
     public var backend: String?
@@ -32,4 +34,4 @@ public enum BackendKind: String, Sendable, CaseIterable {
 ///
 /// Supplied by the executable (the library never touches the terminal). Returns `nil` when there
 /// is no terminal to ask on, so that nothing ever waits for input that cannot come.
-public typealias PassphrasePrompt = (_ message: String, _ confirm: Bool) throws(VaultError) -> [UInt8]?
+public typealias PassphrasePrompt = (_ message: String, _ confirm: Bool) throws(VaultError) -> SecureBytes?

@@ -137,7 +137,8 @@ public struct StoreFactory {
         if let file = value(prefix + "IDENTITY_FILE") {
             let origin = "\(prefix)IDENTITY_FILE (\(file))"
             let load = Once { () throws(VaultError) -> [X25519Identity] in
-                let bytes = try FileSystem.readPrivate(file, what: "identity file")
+                var bytes = try FileSystem.readPrivate(file, what: "identity file")
+                defer { wipe(&bytes) }
                 do throws(AgeError) {
                     return try Age.parseIdentityFile(String(decoding: bytes, as: UTF8.self))
                 } catch {
@@ -152,12 +153,13 @@ public struct StoreFactory {
                 })
         }
         if let passphrase = value(prefix + "PASSPHRASE") {
-            return .passphrase(Array(passphrase.utf8), workFactor: workFactor, origin: prefix + "PASSPHRASE")
+            return .passphrase(SecureBytes(passphrase.utf8), workFactor: workFactor, origin: prefix + "PASSPHRASE")
         }
         if let file = value(prefix + "PASSPHRASE_FILE") {
             let origin = "\(prefix)PASSPHRASE_FILE (\(file))"
-            let load = Once { () throws(VaultError) -> [UInt8] in
-                var bytes = try FileSystem.readPrivate(file, what: "passphrase file")
+            let load = Once { () throws(VaultError) -> SecureBytes in
+                var read = try FileSystem.readPrivate(file, what: "passphrase file")
+                var bytes = SecureBytes(taking: &read)
                 if bytes.last == 0x0A { bytes.removeLast() }
                 if bytes.last == 0x0D { bytes.removeLast() }
                 guard !bytes.isEmpty else { throw VaultError(.cannotUnlock, "\(origin) is empty") }
@@ -173,7 +175,7 @@ public struct StoreFactory {
         let variables = ["IDENTITY", "IDENTITY_FILE", "PASSPHRASE", "PASSPHRASE_FILE"].map { prefix + $0 }
             .joined(separator: ", ")
         let prompt = self.prompt
-        let ask = { (message: String, confirm: Bool) throws(VaultError) -> [UInt8] in
+        let ask = { (message: String, confirm: Bool) throws(VaultError) -> SecureBytes in
             guard let prompt, let answer = try prompt(message, confirm) else {
                 throw VaultError(
                     .cannotUnlock, "no terminal to ask for the passphrase of \(path); set one of \(variables)")

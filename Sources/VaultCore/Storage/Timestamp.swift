@@ -44,6 +44,26 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
         let days = secondsSince1970 >= 0 ? secondsSince1970 / 86_400 : (secondsSince1970 - 86_399) / 86_400
         let secondOfDay = secondsSince1970 - days * 86_400
         let (year, month, day) = Self.civil(fromDays: days)
+        if (0...9999).contains(year) {
+            // Twenty bytes in one append, two digits at a time: most of a large `set` is its times.
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { text in
+                func digits(_ value: Int64, at index: Int, then separator: UInt8) {
+                    text[index] = UInt8(truncatingIfNeeded: 0x30 + value / 10)
+                    text[index + 1] = UInt8(truncatingIfNeeded: 0x30 + value % 10)
+                    text[index + 2] = separator
+                }
+                text[0] = UInt8(truncatingIfNeeded: 0x30 + year / 1000)
+                text[1] = UInt8(truncatingIfNeeded: 0x30 + year / 100 % 10)
+                digits(year % 100, at: 2, then: UInt8(ascii: "-"))
+                digits(month, at: 5, then: UInt8(ascii: "-"))
+                digits(day, at: 8, then: UInt8(ascii: "T"))
+                digits(secondOfDay / 3600, at: 11, then: UInt8(ascii: ":"))
+                digits(secondOfDay / 60 % 60, at: 14, then: UInt8(ascii: ":"))
+                digits(secondOfDay % 60, at: 17, then: UInt8(ascii: "Z"))
+                out.append(contentsOf: UnsafeBufferPointer(text))
+            }
+            return
+        }
         func field(_ value: Int64, _ width: Int, then separator: UInt8) {
             var limit: Int64 = 1
             for _ in 0..<width { limit *= 10 }

@@ -13,7 +13,7 @@ extension StoreFixture {
     /// A file store unlocked by a passphrase (scrypt at a low work factor to keep tests quick).
     static let fileWithPassphrase = StoreFixture(description: "file (passphrase)", service: "contract") {
         try temporaryFileStore(
-            keys: .passphrase(Array("test passphrase".utf8), workFactor: 10, origin: "test passphrase"))
+            keys: .passphrase(SecureBytes("test passphrase".utf8), workFactor: 10, origin: "test passphrase"))
     }
 
     static func temporaryFileStore(keys: FileKeys) throws -> (any SecretStore, @Sendable () -> Void) {
