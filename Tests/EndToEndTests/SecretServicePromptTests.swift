@@ -10,7 +10,9 @@ import VaultTestSupport
 /// Each script runs in a display, session bus and provider of its own (Tests/with-display.sh, then
 /// dbus-run-session and Tests/with-keyring.sh, or Tests/with-keepassxc.sh), so locking the keyring
 /// or changing KeePassXC's settings disturbs no other test.
-@Suite("Secret Service: the provider's unlock dialog")
+/// One test at a time: two X servers started together with `-displayfd` can pick the same
+/// display number, and one test's dialog tool then finds no display.
+@Suite("Secret Service: the provider's unlock dialog", .serialized)
 struct SecretServicePromptTests {
     static let password = "prompt-test-password"
 
