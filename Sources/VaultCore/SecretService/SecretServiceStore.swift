@@ -161,8 +161,8 @@ public final class SecretServiceStore: SecretStore {
         defer { withExtendedLifetime(lock) {} }
         return try performUnlocking("writing '\(name)'") { call throws(VaultError) -> SecretMetadata? in
             let service = try call.service()
-            // As in a read, the key exchange overlaps the search; it is waited for before
-            // anything is written, so a failed exchange changes nothing.
+            // As in a read, the key exchange overlaps the search (and an update's attributes); it
+            // is waited for before the secret is written.
             let session = SessionOpening(service, call)
             let items = try call.search(service, SecretServiceItems.query(name))
             if let index = SecretServiceItems.preferred(items.map(\.candidate)) {
@@ -172,11 +172,11 @@ public final class SecretServiceStore: SecretStore {
                 let record = SecretRecord(name: name, value: value, metadata: metadata(existing))
                 // Update in place: attributes first, so a failure leaves the old value. An item
                 // whose write never finished is filled in this way too, not duplicated.
-                try session.finish()
                 let old = found.attributes
                 try call.setAttributes(of: found, SecretServiceItems.merging(record, into: old))
                 afterAttributes?(call.waitForDeadline)
                 do throws(VaultError) {
+                    try session.finish()
                     try record.withValueArray { (value) throws(VaultError) in
                         try call.setSecret(of: found, service, value)
                     }
