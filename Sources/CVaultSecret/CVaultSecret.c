@@ -217,20 +217,6 @@ CVaultSecret_Item *_Nullable CVaultSecret_ItemCreate(
         AS_VALUE(value), CVAULTSECRET_SECRET_ITEM_CREATE_NONE, CANCELLABLE(deadline), GERROR_OUT(error));
 }
 
-bool CVaultSecret_ItemSetSecret(
-    CVaultSecret_Item *_Nonnull item, CVaultSecret_Value *_Nonnull value,
-    CVaultSecret_Deadline *_Nonnull deadline, CVaultSecret_Error *_Nullable *_Nonnull error) {
-    return fn.secret_item_set_secret_sync(
-        AS_ITEM(item), AS_VALUE(value), CANCELLABLE(deadline), GERROR_OUT(error));
-}
-
-bool CVaultSecret_ItemSetAttributes(
-    CVaultSecret_Item *_Nonnull item, CVaultSecret_Attributes *_Nonnull attributes,
-    CVaultSecret_Deadline *_Nonnull deadline, CVaultSecret_Error *_Nullable *_Nonnull error) {
-    return fn.secret_item_set_attributes_sync(
-        AS_ITEM(item), NULL, AS_TABLE(attributes), CANCELLABLE(deadline), GERROR_OUT(error));
-}
-
 bool CVaultSecret_ItemDelete(
     CVaultSecret_Item *_Nonnull item, CVaultSecret_Deadline *_Nonnull deadline,
     CVaultSecret_Error *_Nullable *_Nonnull error) {
@@ -438,6 +424,67 @@ bool CVaultSecret_SessionOpenFinish(
     *error = opening->error;
     free(opening);
     return opened;
+}
+
+// The attributes as an a{ss} variant (floating).
+static struct CVaultSecret_GVariant *attributes_variant(CVaultSecret_Attributes *attributes) {
+    size_t count = 0;
+    const char **names = CVaultSecret_AttributeNames(attributes, &count);
+    struct CVaultSecret_GVariant **entries = calloc(count + 1, sizeof *entries);
+    if (entries == NULL) abort();  // as GLib does when memory is exhausted
+    for (size_t index = 0; index < count; index++) {
+        const char *value = CVaultSecret_AttributesGet(attributes, names[index]);
+        entries[index] = fn.g_variant_new_dict_entry(
+            fn.g_variant_new_string(names[index]), fn.g_variant_new_string(value != NULL ? value : ""));
+    }
+    struct CVaultSecret_GVariant *array =
+        fn.g_variant_new_array((const struct CVaultSecret_GVariantType *)"{ss}", entries, count);
+    free(entries);
+    CVaultSecret_AttributeNamesFree(names);
+    return array;
+}
+
+// Calls `method` of the item at `path` with `arguments` (a floating tuple, consumed) through the
+// shared connection; whether it succeeded (false with *error set, or unset when not connected).
+static bool call_item(
+    const char *path, const char *interface, const char *method, struct CVaultSecret_GVariant *arguments,
+    CVaultSecret_Deadline *deadline, CVaultSecret_Error **error) {
+    pthread_mutex_lock(&bus_lock);
+    struct CVaultSecret_GDBusConnection *connection = session_bus;
+    pthread_mutex_unlock(&bus_lock);
+    if (connection == NULL) {
+        fn.g_variant_unref(arguments);  // a floating reference is released like any other
+        return false;
+    }
+    struct CVaultSecret_GVariant *reply = fn.g_dbus_connection_call_sync(
+        connection, "org.freedesktop.secrets", path, interface, method, arguments, NULL,
+        CVAULTSECRET_G_DBUS_CALL_FLAGS_NO_AUTO_START, -1, CANCELLABLE(deadline), GERROR_OUT(error));
+    if (reply == NULL) return false;
+    fn.g_variant_unref(reply);
+    return true;
+}
+
+bool CVaultSecret_ItemSetAttributesAtPath(
+    const char *_Nonnull path, CVaultSecret_Attributes *_Nonnull attributes, CVaultSecret_Deadline *_Nonnull deadline,
+    CVaultSecret_Error *_Nullable *_Nonnull error) {
+    struct CVaultSecret_GVariant *arguments[3] = {
+        fn.g_variant_new_string("org.freedesktop.Secret.Item"),
+        fn.g_variant_new_string("Attributes"),
+        fn.g_variant_new_variant(attributes_variant(attributes)),
+    };
+    return call_item(
+        path, "org.freedesktop.DBus.Properties", "Set", fn.g_variant_new_tuple(arguments, 3), deadline, error);
+}
+
+bool CVaultSecret_ItemSetSecretAtPath(
+    CVaultSecret_Service *_Nonnull service, const char *_Nonnull path, CVaultSecret_Value *_Nonnull value,
+    CVaultSecret_Deadline *_Nonnull deadline, CVaultSecret_Error *_Nullable *_Nonnull error) {
+    // Encrypted with the service's session, which the caller has opened.
+    struct CVaultSecret_GVariant *secret =
+        fn.secret_service_encode_dbus_secret((struct CVaultSecret_SecretService *)service, AS_VALUE(value));
+    if (secret == NULL) return false;
+    return call_item(
+        path, "org.freedesktop.Secret.Item", "SetSecret", fn.g_variant_new_tuple(&secret, 1), deadline, error);
 }
 
 CVaultSecret_Item *_Nullable CVaultSecret_ItemForPath(

@@ -171,6 +171,13 @@ struct CVaultSecret_SecretSchema;
     X(CVAULTSECRET_T_GVariant *, g_variant_new_string, (const char *))                         \
     X(CVAULTSECRET_T_GVariant *, g_variant_new_tuple,                                          \
       (CVAULTSECRET_T_GVariant *const *, CVAULTSECRET_T_gsize))                                \
+    X(CVAULTSECRET_T_GVariant *, g_variant_new_dict_entry,                                     \
+      (CVAULTSECRET_T_GVariant *, CVAULTSECRET_T_GVariant *))                                  \
+    X(CVAULTSECRET_T_GVariant *, g_variant_new_array,                                          \
+      (const CVAULTSECRET_T_GVariantType *, CVAULTSECRET_T_GVariant *const *, CVAULTSECRET_T_gsize)) \
+    X(CVAULTSECRET_T_GVariant *, g_variant_new_variant, (CVAULTSECRET_T_GVariant *))           \
+    X(CVAULTSECRET_T_GVariant *, secret_service_encode_dbus_secret,                            \
+      (CVAULTSECRET_T_SecretService *, CVAULTSECRET_T_SecretValue *))                          \
     X(CVAULTSECRET_T_GVariant *, g_variant_get_child_value,                                    \
       (CVAULTSECRET_T_GVariant *, CVAULTSECRET_T_gsize))                                       \
     X(CVAULTSECRET_T_guint32, g_variant_get_uint32, (CVAULTSECRET_T_GVariant *))               \
@@ -195,12 +202,6 @@ struct CVaultSecret_SecretSchema;
        CVAULTSECRET_T_GHashTable *, const char *, CVAULTSECRET_T_SecretValue *,                \
        CVAULTSECRET_T_SecretItemCreateFlags, CVAULTSECRET_T_GCancellable *,                    \
        CVAULTSECRET_T_GError **))                                                              \
-    X(CVAULTSECRET_T_gboolean, secret_item_set_secret_sync,                                    \
-      (CVAULTSECRET_T_SecretItem *, CVAULTSECRET_T_SecretValue *, CVAULTSECRET_T_GCancellable *, \
-       CVAULTSECRET_T_GError **))                                                              \
-    X(CVAULTSECRET_T_gboolean, secret_item_set_attributes_sync,                                \
-      (CVAULTSECRET_T_SecretItem *, const CVAULTSECRET_T_SecretSchema *,                       \
-       CVAULTSECRET_T_GHashTable *, CVAULTSECRET_T_GCancellable *, CVAULTSECRET_T_GError **))  \
     X(CVAULTSECRET_T_gboolean, secret_item_delete_sync,                                        \
       (CVAULTSECRET_T_SecretItem *, CVAULTSECRET_T_GCancellable *, CVAULTSECRET_T_GError **))  \
     X(CVAULTSECRET_T_SecretValue *, secret_value_new_full,                                     \

@@ -31,11 +31,9 @@ public final class Vault {
         try Self.checkSize(value.count)
         try Self.checkNotCompanion(name)
         let time = now()
-        let existing = try store.read(name)?.metadata
-        let created = existing?.created ?? time
-        try store.write(
-            SecretRecord(
-                name: name, value: value, metadata: SecretMetadata(created: created, updated: time, expires: expires)))
+        let existing = try store.replace(name, value: value) { existing in
+            SecretMetadata(created: existing?.created ?? time, updated: time, expires: expires)
+        }
         // Only a living token has a companion, and every living token expires.
         if existing?.expires != nil, let companion = try? TokenCompanion.name(for: name), try store.delete(companion) {
             forgetJournal(of: name)

@@ -195,13 +195,21 @@ def main() -> int:
     table("Secret Service", "secret-service",
           "The same item (attributes `service`, `username`) in a private, unlocked gnome-keyring on a "
           "private session bus (`Tests/with-keyring.sh`). python3-keyring is Debian's, on /usr/bin/python3.")
+    calls = dict(line.split() for line in read("secret-service-calls.txt").splitlines() if len(line.split()) == 2)
+    def calls_note(vault_label: str, tool_label: str, tool: str) -> None:
+        if vault_label in calls and tool_label in calls:
+            add("D-Bus method calls of one run (dbus-monitor, `Hello` included): vault %s, %s %s." % (
+                calls[vault_label], tool, calls[tool_label]))
+            add("")
+    calls_note("vault-get", "secret-tool-lookup", "`secret-tool lookup`")
     table("Secret Service: ls of 100 items", "secret-service-ls",
           "A service of 100 items in the same keyring. `vault ls` prints their names; `secret-tool "
           "search --all` prints each item's attributes and secret.")
     table("Secret Service: set", "secret-service-set",
           "Each tool replaces an item it stored before, the value read from a file (the shell's "
-          "redirection is subtracted by hyperfine). vault updates the item in place; secret-tool "
-          "replaces it (CreateItem with replace).")
+          "redirection is subtracted by hyperfine). vault updates the item in place, without reading its "
+          "old value; secret-tool replaces it (CreateItem with replace).")
+    calls_note("vault-set", "secret-tool-store", "`secret-tool store`")
     table("OpenBao", "openbao-get",
           "One secret in the KV v2 mount of a `bao server -dev` on 127.0.0.1 (HTTP, no TLS), read by "
           "`vault --backend openbao get`, by OpenBao's own CLI (`bao kv get -field=value`) and by a bare "

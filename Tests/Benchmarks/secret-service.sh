@@ -18,6 +18,36 @@ fail() {
     exit 1
 }
 
+# calls LABEL COMMAND...: runs the command once under dbus-monitor and appends "LABEL N" to
+# secret-service-calls.txt, N being the D-Bus method calls it made (Hello included). The monitor
+# is ready once it reports losing its own name (it became a monitor); a GetId sent afterwards
+# marks the end of the command's calls.
+calls() {
+    local label=$1 log="$out/dbus-monitor.txt" monitor count
+    shift
+    : >"$log"  # emptied here, not by the background job, which may start after the first grep
+    dbus-monitor --session "type='method_call'" "type='signal',member='NameLost'" >>"$log" 2>/dev/null &
+    monitor=$!
+    until grep -q 'member=NameLost' "$log"; do
+        kill -0 "$monitor" 2>/dev/null || fail "dbus-monitor ended before it became a monitor"
+        sleep 0.01
+    done
+    "$@" </dev/null >/dev/null || fail "'$*' exited with status $? under dbus-monitor"
+    dbus-send --session --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus \
+        org.freedesktop.DBus.GetId >/dev/null || fail "dbus-send GetId failed"
+    until grep -q 'member=GetId' "$log"; do
+        kill -0 "$monitor" 2>/dev/null || fail "dbus-monitor ended before the end of '$*'"
+        sleep 0.01
+    done
+    kill "$monitor"
+    wait "$monitor" 2>/dev/null || true
+    # Every method call but the marker's connection (its Hello and GetId).
+    count=$(awk '/^method call/ { for (i = 1; i <= NF; i++) if ($i ~ /^sender=/) sender = $i
+            calls[sender]++; if ($0 ~ /member=GetId/) marker = sender }
+        END { total = 0; for (s in calls) if (s != marker) total += calls[s]; print total }' "$log")
+    echo "$label $count" >>"$out/secret-service-calls.txt"
+}
+
 check() {
     local actual
     actual=$("$@") || fail "'$*' exited with status $?"
@@ -36,6 +66,10 @@ chain = getattr(keyring.get_keyring(), "backends", [keyring.get_keyring()])
 print(", ".join(backend.__class__.__module__.replace("keyring.backends.", "") for backend in chain))' \
     >"$out/python-keyring-backend.txt"
 grep -q SecretService "$out/python-keyring-backend.txt" || fail "python3 -m keyring does not use the Secret Service"
+
+rm -f "$out/secret-service-calls.txt"
+calls vault-get "$vault" --backend secret-service get "$name"
+calls secret-tool-lookup secret-tool lookup service vault username "$name"
 
 echo "== secret-service"
 hyperfine --style basic --export-json "$out/secret-service.json" -N --warmup "$warmup" --runs "$runs" \
@@ -62,6 +96,8 @@ printf %s "$value" | "$vault" --backend secret-service --service bench-set set v
     || fail "vault could not store the set item"
 printf %s "$value" | secret-tool store --label="vault bench" service bench-set username tool-token \
     || fail "secret-tool could not store the set item"
+calls vault-set sh -c "exec '$vault' --backend secret-service --service bench-set set vault-token <'$out/set-value.txt'"
+calls secret-tool-store sh -c "exec secret-tool store --label='vault bench' service bench-set username tool-token <'$out/set-value.txt'"
 echo "== secret-service-set"
 hyperfine --style basic --export-json "$out/secret-service-set.json" --warmup "$warmup" --runs "$runs" \
     "$vault --backend secret-service --service bench-set set vault-token <$out/set-value.txt" \

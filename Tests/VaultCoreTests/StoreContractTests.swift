@@ -55,6 +55,34 @@ struct StoreContractTests {
         }
     }
 
+    @Test("replace hands the replaced secret's metadata to the new one", arguments: StoreFixture.all)
+    func replaceMetadata(fixture: StoreFixture) throws {
+        try fixture.run { store in
+            let first = try fixture.record("token", Array("old".utf8), created: 1_000, updated: 1_000)
+            var given: [SecretMetadata?] = []
+            let none = try store.replace(first.name, value: first.value) { existing in
+                given.append(existing)
+                return first.metadata
+            }
+            #expect(none == nil)
+            let second = SecretMetadata(
+                created: first.metadata.created, updated: Timestamp(secondsSince1970: 2_000),
+                expires: Timestamp(secondsSince1970: 3_000))
+            let replaced = try store.replace(first.name, value: SecureBytes("new".utf8)) { existing in
+                given.append(existing)
+                return SecretMetadata(
+                    created: existing?.created ?? Timestamp(secondsSince1970: 0), updated: second.updated,
+                    expires: second.expires)
+            }
+            #expect(replaced == first.metadata)
+            #expect(given == [nil, first.metadata])
+            let back = try #require(try store.read(first.name))
+            #expect(back.value == Array("new".utf8))
+            #expect(back.metadata == second)
+            #expect(try store.list(service: fixture.service).map(\.name) == [first.name])
+        }
+    }
+
     @Test("delete removes only the named secret", arguments: StoreFixture.all)
     func delete(fixture: StoreFixture) throws {
         try fixture.run { store in

@@ -125,16 +125,6 @@ CVaultSecret_Item *_Nullable CVaultSecret_ItemCreate(
     const char *_Nonnull label,
     CVaultSecret_Value *_Nonnull value, CVaultSecret_Deadline *_Nonnull deadline,
     CVaultSecret_Error *_Nullable *_Nonnull error);
-/// Replaces the item's secret in place.
-bool CVaultSecret_ItemSetSecret(
-    CVaultSecret_Item *_Nonnull item, CVaultSecret_Value *_Nonnull value,
-    CVaultSecret_Deadline *_Nonnull deadline,
-    CVaultSecret_Error *_Nullable *_Nonnull error);
-/// Replaces the item's attributes in place (exactly `attributes`; no schema attribute added).
-bool CVaultSecret_ItemSetAttributes(
-    CVaultSecret_Item *_Nonnull item, CVaultSecret_Attributes *_Nonnull attributes,
-    CVaultSecret_Deadline *_Nonnull deadline,
-    CVaultSecret_Error *_Nullable *_Nonnull error);
 bool CVaultSecret_ItemDelete(
     CVaultSecret_Item *_Nonnull item, CVaultSecret_Deadline *_Nonnull deadline,
     CVaultSecret_Error *_Nullable *_Nonnull error);
@@ -172,8 +162,9 @@ void CVaultSecret_AttributesUnref(CVaultSecret_Attributes *_Nullable attributes)
 
 // MARK: Items by object path
 // The fast path: an item is its D-Bus object path, its properties are read with one
-// Properties.GetAll, and its secret with one GetSecrets, where a libsecret item proxy costs five
-// calls (match rules, name owner, GetAll) before it is used. A proxy is made only to change an item.
+// Properties.GetAll, its secret with one GetSecrets, and it is changed with one Properties.Set and
+// one SetSecret, where a libsecret item proxy costs five calls (match rules, name owner, GetAll)
+// before it is used and two (match rules) after. A proxy is made only to delete an item.
 
 /// Frees an array of object paths returned below (each path, then the array). NULL is ignored.
 void CVaultSecret_PathsFree(char *_Nullable *_Nullable paths);
@@ -222,6 +213,17 @@ CVaultSecret_SessionOpening *_Nullable CVaultSecret_SessionOpenStart(
 /// Waits for the thread and frees `opening`: CVaultSecret_SessionOpen's result and error.
 bool CVaultSecret_SessionOpenFinish(
     CVaultSecret_SessionOpening *_Nonnull opening, CVaultSecret_Error *_Nullable *_Nonnull error);
+/// Replaces the attributes of the item at `path` (its Attributes property, set with one
+/// Properties.Set): exactly `attributes` (no schema attribute added).
+/// Call after CVaultSecret_SessionBusConnect. False with *error set on failure.
+bool CVaultSecret_ItemSetAttributesAtPath(
+    const char *_Nonnull path, CVaultSecret_Attributes *_Nonnull attributes, CVaultSecret_Deadline *_Nonnull deadline,
+    CVaultSecret_Error *_Nullable *_Nonnull error);
+/// Replaces the secret of the item at `path` (one SetSecret), encrypted with the service's
+/// session, which must be open (CVaultSecret_SessionOpen). False with *error set on failure.
+bool CVaultSecret_ItemSetSecretAtPath(
+    CVaultSecret_Service *_Nonnull service, const char *_Nonnull path, CVaultSecret_Value *_Nonnull value,
+    CVaultSecret_Deadline *_Nonnull deadline, CVaultSecret_Error *_Nullable *_Nonnull error);
 /// A proxy for the item at `path`, to change or delete it. The caller owns the result
 /// (CVaultSecret_ItemUnref).
 CVaultSecret_Item *_Nullable CVaultSecret_ItemForPath(

@@ -41,9 +41,8 @@ extension SecretServiceStore {
             let service = try call.service()
             let items = try call.search(service, query).filter { !$0.isLocked && isSame($0.attributes) }
             if let found = items.max(by: { ($0.modified, $0.created) < ($1.modified, $1.created) }) {
-                let item = try call.proxy(service, for: found)
-                try call.setAttributes(of: item, attributes)
-                try call.setSecret(of: item, value)
+                try call.setAttributes(of: found, attributes)
+                try call.setSecret(of: found, service, value)
                 return
             }
             guard let collection = try call.defaultCollection(service) else {

@@ -1,4 +1,5 @@
 import CVaultSecret
+public import VaultAge
 
 #if canImport(Glibc)
     import Glibc
@@ -149,43 +150,64 @@ public final class SecretServiceStore: SecretStore {
     }
 
     public func write(_ record: SecretRecord) throws(VaultError) {
-        let name = record.name
+        _ = try replace(record.name, value: record.value) { _ in record.metadata }
+    }
+
+    /// Writes as ``write(_:)`` does, in one operation: the replaced secret's metadata comes from
+    /// the item found for the update (its attributes and times, as a read reports them), so its
+    /// value is never read. An item whose write never finished, which a read passes over, is the
+    /// one replaced here, and its metadata is the one returned.
+    public func replace(
+        _ name: SecretName, value: SecureBytes, metadata: (SecretMetadata?) -> SecretMetadata
+    ) throws(VaultError) -> SecretMetadata? {
         let lock = try lockForWriting()
         defer { withExtendedLifetime(lock) {} }
-        try performUnlocking("writing '\(name)'") { call throws(VaultError) in
+        return try performUnlocking("writing '\(name)'") { call throws(VaultError) -> SecretMetadata? in
             let service = try call.service()
+            // As in a read, the key exchange overlaps the search (and an update's attributes); it
+            // is waited for before the secret is written.
+            let session = SessionOpening(service, call)
             let items = try call.search(service, SecretServiceItems.query(name))
             if let index = SecretServiceItems.preferred(items.map(\.candidate)) {
+                let found = items[index]
+                let existing = SecretServiceItems.metadata(
+                    attributes: found.attributes, created: found.created, modified: found.modified, now: .now())
+                let record = SecretRecord(name: name, value: value, metadata: metadata(existing))
                 // Update in place: attributes first, so a failure leaves the old value. An item
                 // whose write never finished is filled in this way too, not duplicated.
-                let item = try call.proxy(service, for: items[index])
-                let old = items[index].attributes
-                try call.setAttributes(of: item, SecretServiceItems.merging(record, into: old))
+                let old = found.attributes
+                try call.setAttributes(of: found, SecretServiceItems.merging(record, into: old))
                 afterAttributes?(call.waitForDeadline)
                 do throws(VaultError) {
-                    try record.withValueArray { (value) throws(VaultError) in try call.setSecret(of: item, value) }
+                    try session.finish()
+                    try record.withValueArray { (value) throws(VaultError) in
+                        try call.setSecret(of: found, service, value)
+                    }
                 } catch {
                     // Best effort to put the old metadata back; the caller needs the first error.
                     // Under a deadline of its own: when this one ran out, its cancellable would
                     // fail the restore at once.
                     _ = try? perform("restoring the metadata of '\(name)'") { restore throws(VaultError) in
-                        try restore.setAttributes(of: item, SecretServiceItems.restoring(old, over: record))
+                        try restore.setAttributes(of: found, SecretServiceItems.restoring(old, over: record))
                     }
                     throw error
                 }
-                return
+                return existing
             }
             if !items.isEmpty { throw call.lockedItems(service, name, items) }
             guard let collection = try call.defaultCollection(service) else {
                 throw VaultError(.unavailable, "the Secret Service has no default keyring to store '\(name)' in")
             }
             if collection.isLocked { throw call.lockedItems(service, name) }
+            try session.finish()
+            let record = SecretRecord(name: name, value: value, metadata: metadata(nil))
             try record.withValueArray { (value) throws(VaultError) in
                 try call.createItem(
                     in: collection, SecretServiceItems.attributes(for: record),
                     label: SecretServiceItems.label(for: name),
                     value: value)
             }
+            return nil
         }
     }
 
@@ -486,7 +508,7 @@ struct Call {
             modified: modified)
     }
 
-    /// A libsecret proxy for the item, to change or delete it.
+    /// A libsecret proxy for the item, to delete it.
     func proxy(_ service: Owned, for item: Item) throws(VaultError) -> Owned {
         guard let proxy = try check({ CVaultSecret_ItemForPath(service.pointer, item.path, deadline, &$0) }) else {
             throw failedSilently("opening an item")
@@ -514,16 +536,23 @@ struct Call {
         return Array(UnsafeBufferPointer(start: bytes, count: length))
     }
 
-    func setAttributes(of item: Owned, _ attributes: [String: String]) throws(VaultError) {
+    /// Replaces the item's attributes with exactly `attributes` (one Properties.Set, no proxy).
+    func setAttributes(of item: Item, _ attributes: [String: String]) throws(VaultError) {
         let table = Attributes(attributes)
-        guard try check({ CVaultSecret_ItemSetAttributes(item.pointer, table.pointer, deadline, &$0) }) else {
+        guard try check({ CVaultSecret_ItemSetAttributesAtPath(item.path, table.pointer, deadline, &$0) }) else {
             throw failedSilently("setting attributes")
         }
     }
 
-    func setSecret(of item: Owned, _ value: [UInt8]) throws(VaultError) {
+    /// Replaces the item's secret (one SetSecret, no proxy), opening the session first if no
+    /// one has.
+    func setSecret(of item: Item, _ service: Owned, _ value: [UInt8]) throws(VaultError) {
+        guard try check({ CVaultSecret_SessionOpen(service.pointer, deadline, &$0) }) else {
+            throw failedSilently("opening a session")
+        }
         let secret = try Value(value)
-        guard try check({ CVaultSecret_ItemSetSecret(item.pointer, secret.pointer, deadline, &$0) }) else {
+        guard try check({ CVaultSecret_ItemSetSecretAtPath(service.pointer, item.path, secret.pointer, deadline, &$0) })
+        else {
             throw failedSilently("setting the secret")
         }
     }

@@ -1,3 +1,5 @@
+public import VaultAge
+
 /// The storage edge: the one protocol every backend implements.
 ///
 /// It is deliberately small. Everything else (naming, encoding, expiry, migration) is written
@@ -15,6 +17,15 @@ public protocol SecretStore: AnyObject {
     /// A failure leaves any previous value untouched.
     func write(_ record: SecretRecord) throws(VaultError)
 
+    /// Writes `value` as ``write(_:)`` does, with the metadata `metadata` makes from that of the
+    /// secret it replaces (nil if there is none), and returns the replaced secret's metadata.
+    ///
+    /// What `vault set` does. The default reads the secret, then writes; a store that finds the
+    /// old metadata without reading the old value (the Secret Service) does both in one step.
+    func replace(
+        _ name: SecretName, value: SecureBytes, metadata: (SecretMetadata?) -> SecretMetadata
+    ) throws(VaultError) -> SecretMetadata?
+
     /// Deletes the secret. Returns `false` if there was none.
     @discardableResult
     func delete(_ name: SecretName) throws(VaultError) -> Bool
@@ -22,4 +33,14 @@ public protocol SecretStore: AnyObject {
     /// Lists the secrets of one service, or of every service when `service` is `nil`,
     /// sorted by service then account.
     func list(service: String?) throws(VaultError) -> [SecretEntry]
+}
+
+extension SecretStore {
+    public func replace(
+        _ name: SecretName, value: SecureBytes, metadata: (SecretMetadata?) -> SecretMetadata
+    ) throws(VaultError) -> SecretMetadata? {
+        let existing = try read(name)?.metadata
+        try write(SecretRecord(name: name, value: value, metadata: metadata(existing)))
+        return existing
+    }
 }
