@@ -51,3 +51,41 @@ package enum JSONString {
 
     private static let hexDigits = Array("0123456789abcdef".utf8)
 }
+
+/// Writes one JSON object, member by member, in the order given, into a buffer reserved up front:
+/// the companion of a living token and the refresh journal hold tokens, and a buffer that grew
+/// would leave copies of them behind. The caller wipes what ``finish()`` returns when it holds
+/// a secret.
+package struct JSONObjectWriter {
+    private var bytes: [UInt8] = []
+
+    /// `capacity`: enough for every member, with each string's bytes escaped (six bytes each).
+    package init(capacity: Int) {
+        bytes.reserveCapacity(capacity)
+        bytes.append(0x7B)  // {
+    }
+
+    /// A member whose value is `utf8`, UTF-8 text, as a JSON string.
+    package mutating func string(_ key: String, _ utf8: some Sequence<UInt8>) {
+        member(key)
+        JSONString.append(utf8, to: &bytes)
+    }
+
+    /// A member whose value is `value`, as a JSON number.
+    package mutating func number(_ key: String, _ value: Int64) {
+        member(key)
+        bytes += String(value).utf8
+    }
+
+    /// The object, closed.
+    package mutating func finish() -> [UInt8] {
+        bytes.append(0x7D)  // }
+        return bytes
+    }
+
+    private mutating func member(_ key: String) {
+        if bytes.count > 1 { bytes.append(0x2C) }  // ,
+        JSONString.append(key.utf8, to: &bytes)
+        bytes.append(0x3A)  // :
+    }
+}

@@ -65,32 +65,15 @@ extension RefreshJournal.Entry {
     func encoded() -> [UInt8] {
         var companion = self.companion.encoded()
         defer { wipe(&companion) }
-        var out: [UInt8] = []
-        // Room for the worst case of escapes up front: a buffer that grows leaves copies behind.
-        out.reserveCapacity(256 + 6 * (token.value.count + companion.count))
-        // Each member's key; its value is appended after it.
-        func key(_ key: String) {
-            out.append(out.isEmpty ? UInt8(ascii: "{") : UInt8(ascii: ","))
-            JSONString.append(Array(key.utf8), to: &out)
-            out.append(UInt8(ascii: ":"))
-        }
+        var object = JSONObjectWriter(capacity: 256 + 6 * (token.value.count + companion.count))
         let metadata = token.metadata
-        key("replaces")
-        JSONString.append(Array(replaces.utf8), to: &out)
-        key("created")
-        out += String(metadata.created.secondsSince1970).utf8
-        key("updated")
-        out += String(metadata.updated.secondsSince1970).utf8
-        if let expires = metadata.expires {
-            key("expires")
-            out += String(expires.secondsSince1970).utf8
-        }
-        key("token")
-        token.value.withUnsafeBytes { JSONString.append($0, to: &out) }
-        key("companion")
-        JSONString.append(companion, to: &out)
-        out.append(UInt8(ascii: "}"))
-        return out
+        object.string("replaces", replaces.utf8)
+        object.number("created", metadata.created.secondsSince1970)
+        object.number("updated", metadata.updated.secondsSince1970)
+        if let expires = metadata.expires { object.number("expires", expires.secondsSince1970) }
+        token.value.withUnsafeBytes { object.string("token", $0) }
+        object.string("companion", companion)
+        return object.finish()
     }
 
     /// Reads the stored form back; nil if it is not well-formed.

@@ -77,31 +77,31 @@ extension TokenCompanion {
     /// `{"kind":"oauth","token_url","client_id","client_secret_name","scope","refresh_token","lifetime"}`
     /// or `{"kind":"command","command","lifetime"}`; absent values are left out.
     func encoded() -> [UInt8] {
-        var fields: [(String, [UInt8])] = []
+        var object = JSONObjectWriter(capacity: 256 + 6 * Self.textBytes(source) + 6 * (refreshToken?.count ?? 0))
         switch source {
         case .oauth(let client):
-            fields.append(("kind", JSONString.quoted(Array("oauth".utf8))))
-            fields.append(("token_url", JSONString.quoted(Array(client.tokenURL.utf8))))
-            fields.append(("client_id", JSONString.quoted(Array(client.clientID.utf8))))
-            if let name = client.clientSecretName {
-                fields.append(("client_secret_name", JSONString.quoted(Array(name.utf8))))
-            }
-            if let scope = client.scope { fields.append(("scope", JSONString.quoted(Array(scope.utf8)))) }
-            if let refreshToken { fields.append(("refresh_token", JSONString.quoted(refreshToken))) }
+            object.string("kind", "oauth".utf8)
+            object.string("token_url", client.tokenURL.utf8)
+            object.string("client_id", client.clientID.utf8)
+            if let name = client.clientSecretName { object.string("client_secret_name", name.utf8) }
+            if let scope = client.scope { object.string("scope", scope.utf8) }
+            if let refreshToken { object.string("refresh_token", refreshToken) }
         case .command(let command):
-            fields.append(("kind", JSONString.quoted(Array("command".utf8))))
-            fields.append(("command", JSONString.quoted(Array(command.utf8))))
+            object.string("kind", "command".utf8)
+            object.string("command", command.utf8)
         }
-        if let lifetime { fields.append(("lifetime", Array(String(lifetime).utf8))) }
-        var out: [UInt8] = [UInt8(ascii: "{")]
-        for (index, field) in fields.enumerated() {
-            if index > 0 { out.append(UInt8(ascii: ",")) }
-            out += JSONString.quoted(Array(field.0.utf8))
-            out.append(UInt8(ascii: ":"))
-            out += field.1
+        if let lifetime { object.number("lifetime", lifetime) }
+        return object.finish()
+    }
+
+    /// The bytes of the source's text fields.
+    private static func textBytes(_ source: Source) -> Int {
+        switch source {
+        case .oauth(let client):
+            client.tokenURL.utf8.count + client.clientID.utf8.count + (client.clientSecretName?.utf8.count ?? 0)
+                + (client.scope?.utf8.count ?? 0)
+        case .command(let command): command.utf8.count
         }
-        out.append(UInt8(ascii: "}"))
-        return out
     }
 
     /// Reads the stored form back; a companion vault cannot read is reported as damaged.
