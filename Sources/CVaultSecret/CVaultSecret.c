@@ -101,22 +101,34 @@ bool CVaultSecret_SessionBusConnect(
     return true;
 }
 
+// Calls `method` through the shared connection, never starting a service: the reply (released
+// with g_variant_unref), or NULL with *error set, or unset when not connected. `arguments`, a
+// floating tuple, is consumed either way.
+static struct CVaultSecret_GVariant *bus_call(
+    const char *destination, const char *path, const char *interface, const char *method,
+    struct CVaultSecret_GVariant *arguments, CVaultSecret_Deadline *deadline, CVaultSecret_Error **error) {
+    pthread_mutex_lock(&bus_lock);
+    struct CVaultSecret_GDBusConnection *connection = session_bus;
+    pthread_mutex_unlock(&bus_lock);
+    if (connection == NULL) {
+        fn.g_variant_unref(arguments);  // a floating reference is released like any other
+        return NULL;
+    }
+    return fn.g_dbus_connection_call_sync(
+        connection, destination, path, interface, method, arguments, NULL,
+        CVAULTSECRET_G_DBUS_CALL_FLAGS_NO_AUTO_START, -1, CANCELLABLE(deadline), GERROR_OUT(error));
+}
+
 bool CVaultSecret_ProviderProcessID(
     CVaultSecret_Deadline *_Nonnull deadline, uint32_t *_Nonnull pid,
     CVaultSecret_Error *_Nullable *_Nonnull error) {
     *pid = 0;
-    pthread_mutex_lock(&bus_lock);
-    struct CVaultSecret_GDBusConnection *connection = session_bus;
-    pthread_mutex_unlock(&bus_lock);
-    if (connection == NULL) return false;  // not connected: nothing to ask
     // A tuple built from an array, not g_variant_new("(s)", ...): no variadic call to declare.
     struct CVaultSecret_GVariant *name = fn.g_variant_new_string("org.freedesktop.secrets");
-    struct CVaultSecret_GVariant *arguments = fn.g_variant_new_tuple(&name, 1);  // floating, consumed
-    struct CVaultSecret_GVariant *reply = fn.g_dbus_connection_call_sync(
-        connection, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
-        "GetConnectionUnixProcessID", arguments, NULL, CVAULTSECRET_G_DBUS_CALL_FLAGS_NO_AUTO_START, -1,
-        CANCELLABLE(deadline), GERROR_OUT(error));
-    if (reply == NULL) return false;
+    struct CVaultSecret_GVariant *reply = bus_call(
+        "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetConnectionUnixProcessID",
+        fn.g_variant_new_tuple(&name, 1), deadline, error);
+    if (reply == NULL) return false;  // not connected: nothing to ask, or the error
     struct CVaultSecret_GVariant *value = fn.g_variant_get_child_value(reply, 0);
     *pid = fn.g_variant_get_uint32(value);
     fn.g_variant_unref(value);
@@ -127,10 +139,6 @@ bool CVaultSecret_ProviderProcessID(
 bool CVaultSecret_KWalletIsOpen(
     CVaultSecret_Collection *_Nonnull collection, const char *_Nonnull kwalletd,
     CVaultSecret_Deadline *_Nonnull deadline, CVaultSecret_Error *_Nullable *_Nonnull error) {
-    pthread_mutex_lock(&bus_lock);
-    struct CVaultSecret_GDBusConnection *connection = session_bus;
-    pthread_mutex_unlock(&bus_lock);
-    if (connection == NULL) return false;
     char *label = fn.secret_collection_get_label((struct CVaultSecret_SecretCollection *)collection);
     if (label == NULL) return false;
     char bus_name[64], path[64];
@@ -138,10 +146,8 @@ bool CVaultSecret_KWalletIsOpen(
     snprintf(path, sizeof path, "/modules/%s", kwalletd);
     struct CVaultSecret_GVariant *name = fn.g_variant_new_string(label);
     fn.g_free(label);
-    struct CVaultSecret_GVariant *arguments = fn.g_variant_new_tuple(&name, 1);  // floating, consumed
-    struct CVaultSecret_GVariant *reply = fn.g_dbus_connection_call_sync(
-        connection, bus_name, path, "org.kde.KWallet", "isOpen", arguments, NULL,
-        CVAULTSECRET_G_DBUS_CALL_FLAGS_NO_AUTO_START, -1, CANCELLABLE(deadline), GERROR_OUT(error));
+    struct CVaultSecret_GVariant *reply =
+        bus_call(bus_name, path, "org.kde.KWallet", "isOpen", fn.g_variant_new_tuple(&name, 1), deadline, error);
     if (reply == NULL) return false;
     struct CVaultSecret_GVariant *value = fn.g_variant_get_child_value(reply, 0);
     bool open = fn.g_variant_get_boolean(value) != 0;
@@ -271,15 +277,10 @@ char *_Nullable *_Nullable CVaultSecret_SearchPaths(
 // or NULL with *error set (or unset when not connected).
 static struct CVaultSecret_GVariant *get_all(
     const char *path, const char *interface, CVaultSecret_Deadline *deadline, CVaultSecret_Error **error) {
-    pthread_mutex_lock(&bus_lock);
-    struct CVaultSecret_GDBusConnection *connection = session_bus;
-    pthread_mutex_unlock(&bus_lock);
-    if (connection == NULL) return NULL;
     struct CVaultSecret_GVariant *name = fn.g_variant_new_string(interface);
-    struct CVaultSecret_GVariant *arguments = fn.g_variant_new_tuple(&name, 1);  // floating, consumed
-    struct CVaultSecret_GVariant *reply = fn.g_dbus_connection_call_sync(
-        connection, "org.freedesktop.secrets", path, "org.freedesktop.DBus.Properties", "GetAll", arguments, NULL,
-        CVAULTSECRET_G_DBUS_CALL_FLAGS_NO_AUTO_START, -1, CANCELLABLE(deadline), GERROR_OUT(error));
+    struct CVaultSecret_GVariant *reply = bus_call(
+        "org.freedesktop.secrets", path, "org.freedesktop.DBus.Properties", "GetAll", fn.g_variant_new_tuple(&name, 1),
+        deadline, error);
     if (reply == NULL) return NULL;
     struct CVaultSecret_GVariant *properties = fn.g_variant_get_child_value(reply, 0);
     fn.g_variant_unref(reply);
@@ -449,16 +450,8 @@ static struct CVaultSecret_GVariant *attributes_variant(CVaultSecret_Attributes 
 static bool call_item(
     const char *path, const char *interface, const char *method, struct CVaultSecret_GVariant *arguments,
     CVaultSecret_Deadline *deadline, CVaultSecret_Error **error) {
-    pthread_mutex_lock(&bus_lock);
-    struct CVaultSecret_GDBusConnection *connection = session_bus;
-    pthread_mutex_unlock(&bus_lock);
-    if (connection == NULL) {
-        fn.g_variant_unref(arguments);  // a floating reference is released like any other
-        return false;
-    }
-    struct CVaultSecret_GVariant *reply = fn.g_dbus_connection_call_sync(
-        connection, "org.freedesktop.secrets", path, interface, method, arguments, NULL,
-        CVAULTSECRET_G_DBUS_CALL_FLAGS_NO_AUTO_START, -1, CANCELLABLE(deadline), GERROR_OUT(error));
+    struct CVaultSecret_GVariant *reply =
+        bus_call("org.freedesktop.secrets", path, interface, method, arguments, deadline, error);
     if (reply == NULL) return false;
     fn.g_variant_unref(reply);
     return true;
