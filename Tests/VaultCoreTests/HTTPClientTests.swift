@@ -12,7 +12,7 @@ struct HTTPClientTests {
     func send(_ request: HTTPRequest, seconds: Double = 10, client: HTTPClient? = nil) throws(HTTPError)
         -> HTTPResponse
     {
-        try (client ?? self.client).send(request, deadline: HTTPDeadline(seconds: seconds))
+        try (client ?? self.client).send(request, deadline: Deadline(seconds: seconds))
     }
 
     @Test("a GET returns status, headers and body, and sends the request's headers")
@@ -124,7 +124,7 @@ struct HTTPClientTests {
             #expect(!error.vaultError.message.contains("t0ken"))
             #expect(elapsed >= 0.9 && elapsed < 5, "took \(elapsed) s")
         }
-        let spent = HTTPDeadline(seconds: 0)
+        let spent = Deadline(seconds: 0)
         let error = try #require(throws: HTTPError.self) {
             try client.send(HTTPRequest(method: "GET", url: server.base + "/echo/x"), deadline: spent)
         }

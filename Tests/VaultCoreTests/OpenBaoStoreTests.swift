@@ -122,7 +122,7 @@ struct OpenBaoStoreTests {
         let token = try server.bao(["token", "create", "-policy=list-\(mount)", "-field=token"]).stdoutText
         let limited = OpenBaoStore.testStore(server, mount: mount, token: token)
 
-        let deadline = HTTPDeadline(seconds: 10)
+        let deadline = Deadline(seconds: 10)
         #expect(try store.scan(service: nil, deadline: deadline) != nil, "the root token may scan")
         #expect(try limited.scan(service: nil, deadline: deadline) == nil, "this token may not")
         for service in [nil, "s", "with/slash", "empty"] {

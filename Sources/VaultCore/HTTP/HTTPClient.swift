@@ -69,7 +69,7 @@ struct HTTPClient: Sendable {
 
     /// Sends the request and returns the response, whatever its status. Fails when no response
     /// arrives before the deadline, or none can be had (connection, TLS, malformed URL).
-    func send(_ request: HTTPRequest, deadline: HTTPDeadline) throws(HTTPError) -> HTTPResponse {
+    func send(_ request: HTTPRequest, deadline: Deadline) throws(HTTPError) -> HTTPResponse {
         let server = HTTPURL.origin(of: request.url)
         guard HTTPURL.isHTTP(request.url) else {
             throw HTTPError(.request, server: server, reason: "the address is not an http:// or https:// URL")

@@ -45,14 +45,14 @@ final class OpenBaoClient {
     }
 
     /// A deadline for one store operation.
-    func deadline() -> HTTPDeadline { HTTPDeadline(seconds: settings.timeout) }
+    func deadline() -> Deadline { Deadline(seconds: settings.timeout) }
 
     /// Sends an authenticated request for `path` (below `/v1/`, already percent-encoded) and
     /// returns the answer. 403 (unless `refusalIsAnswer`) and sealed answers become errors; other
     /// statuses are returned.
     func send(
         _ method: String, _ path: String, body: JSONValue? = nil, contentType: String = "application/json",
-        refusalIsAnswer: Bool = false, deadline: HTTPDeadline
+        refusalIsAnswer: Bool = false, deadline: Deadline
     ) throws(VaultError) -> Answer {
         let token = try currentToken(deadline: deadline)
         var answer = try sendToCluster(
@@ -100,7 +100,7 @@ final class OpenBaoClient {
 
     // MARK: Token
 
-    private func currentToken(deadline: HTTPDeadline) throws(VaultError) -> String {
+    private func currentToken(deadline: Deadline) throws(VaultError) -> String {
         if let token { return token }
         switch settings.credentials {
         case .token(let value, _):
@@ -121,7 +121,7 @@ final class OpenBaoClient {
     }
 
     private func appRoleLogin(
-        roleID: String, secretID: OpenBaoSecretID, mount: String, deadline: HTTPDeadline
+        roleID: String, secretID: OpenBaoSecretID, mount: String, deadline: Deadline
     ) throws(VaultError) -> (token: String, expires: Timestamp) {
         let secret: String
         switch secretID {
@@ -167,7 +167,7 @@ final class OpenBaoClient {
     /// write, would see a version the standby has not yet received (a patch of metadata it does
     /// not have yet answers 404). So every write asks `sys/leader` first; if no node knows the
     /// active one (an election), the requests go where they would have gone.
-    func preferActiveNode(deadline: HTTPDeadline) {
+    func preferActiveNode(deadline: Deadline) {
         let count = settings.addresses.count
         guard count > 1 else { return }
         for step in 0..<count {
@@ -194,7 +194,7 @@ final class OpenBaoClient {
 
     private func sendToCluster(
         _ method: String, _ path: String, body: JSONValue?, contentType: String, token: String?,
-        deadline: HTTPDeadline
+        deadline: Deadline
     ) throws(VaultError) -> Answer {
         var headers: [(name: String, value: String)] = []
         if let token { headers.append(("X-Vault-Token", token)) }

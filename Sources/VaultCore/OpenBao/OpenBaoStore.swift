@@ -155,7 +155,7 @@ public final class OpenBaoStore: SecretStore {
         var deleted: Bool
     }
 
-    func metadata(_ path: String, deadline: HTTPDeadline) throws(VaultError) -> Metadata? {
+    func metadata(_ path: String, deadline: Deadline) throws(VaultError) -> Metadata? {
         let answer = try client.send("GET", url("metadata", path), deadline: deadline)
         if answer.status == 404 { return nil }
         guard answer.status == 200, let data = answer.json?["data"] else {
@@ -182,7 +182,7 @@ public final class OpenBaoStore: SecretStore {
     /// key's metadata. nil when the server does not offer it (HashiCorp Vault, OpenBao before
     /// 2.1) or the token's policy does not grant `scan` there: the caller then lists the folders
     /// and reads each secret's metadata, one request per secret.
-    func scan(service: String?, deadline: HTTPDeadline) throws(VaultError) -> [SecretEntry]? {
+    func scan(service: String?, deadline: Deadline) throws(VaultError) -> [SecretEntry]? {
         let folder = service.map(OpenBaoPath.folder(service:)) ?? OpenBaoPath.root
         let answer = try client.send(
             "GET", url("detailed-metadata", folder) + "/?scan=true", refusalIsAnswer: true, deadline: deadline)
@@ -213,7 +213,7 @@ public final class OpenBaoStore: SecretStore {
     }
 
     /// The keys of a folder (`LIST <mount>/metadata/<folder>/`): names, and folders ending in `/`.
-    private func keys(_ folder: String, deadline: HTTPDeadline) throws(VaultError) -> [String] {
+    private func keys(_ folder: String, deadline: Deadline) throws(VaultError) -> [String] {
         let answer = try client.send("GET", url("metadata", folder) + "/?list=true", deadline: deadline)
         if answer.status == 404 { return [] }
         guard answer.status == 200, case .array(let items)? = answer.json?["data"]?["keys"] else {
@@ -223,7 +223,7 @@ public final class OpenBaoStore: SecretStore {
     }
 
     /// Every secret below a folder, recursively, as paths relative to it.
-    private func secretKeys(_ folder: String, deadline: HTTPDeadline) throws(VaultError) -> [String] {
+    private func secretKeys(_ folder: String, deadline: Deadline) throws(VaultError) -> [String] {
         var found: [String] = []
         for key in try keys(folder, deadline: deadline) {
             if key.hasSuffix("/") {

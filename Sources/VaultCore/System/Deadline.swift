@@ -3,9 +3,9 @@
 #endif
 
 /// A point in time on the monotonic clock by which a whole exchange must be over: several
-/// requests (a redirect, the next node, a login) share one deadline, so that a command never
-/// runs past `VAULT_TIMEOUT`.
-struct HTTPDeadline: Sendable {
+/// requests (a redirect, the next node, a login), or the retries of a store write after a
+/// refresh, share one deadline, so that a command never runs past `VAULT_TIMEOUT`.
+struct Deadline: Sendable {
     private let end: UInt64
 
     /// The deadline `seconds` from now.

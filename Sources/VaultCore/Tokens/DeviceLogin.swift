@@ -23,7 +23,7 @@ public struct DeviceLogin {
         var fields: [(name: String, value: String)] = []
         if let scope = client.scope { fields.append(("scope", scope)) }
         let response = try oauth.post(
-            deviceURL, fields, client: client, clientSecret: nil, deadline: HTTPDeadline(seconds: oauth.timeout))
+            deviceURL, fields, client: client, clientSecret: nil, deadline: Deadline(seconds: oauth.timeout))
         guard response.status == 200 else {
             let error = TokenErrorResponse(json: response.body)?.error
             throw VaultError(
@@ -54,7 +54,7 @@ public struct DeviceLogin {
     /// answer or a 5xx is repeated at the next interval.
     public func finish(_ authorization: DeviceAuthorization) throws(VaultError) -> TokenResponse {
         let expired = VaultError(.expired, "the device code expired before the login was approved; nothing was stored")
-        let deadline = HTTPDeadline(seconds: Double(authorization.expiresIn))
+        let deadline = Deadline(seconds: Double(authorization.expiresIn))
         var interval = Double(authorization.interval)
         let fields: [(name: String, value: String)] = [
             ("grant_type", "urn:ietf:params:oauth:grant-type:device_code"), ("device_code", authorization.deviceCode),
@@ -65,7 +65,7 @@ public struct DeviceLogin {
             guard
                 let response = try? oauth.post(
                     client.tokenURL, fields, client: client, clientSecret: nil,
-                    deadline: HTTPDeadline(seconds: oauth.timeout))
+                    deadline: Deadline(seconds: oauth.timeout))
             else { continue }
             if response.status == 200 {
                 return try TokenResponse(json: response.body, origin: "the token endpoint \(client.tokenURL)")

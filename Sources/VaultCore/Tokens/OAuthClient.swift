@@ -16,7 +16,7 @@ struct OAuthClient: TokenEndpoint {
     /// authenticates with HTTP Basic (section 2.3.1), a public one sends its `client_id`.
     func post(
         _ url: String, _ fields: [(name: String, value: String)], client: OAuthClientConfiguration,
-        clientSecret: [UInt8]?, deadline: HTTPDeadline
+        clientSecret: [UInt8]?, deadline: Deadline
     ) throws(VaultError) -> HTTPResponse {
         var headers: [(name: String, value: String)] = [("Accept", "application/json")]
         var fields = fields
@@ -42,7 +42,7 @@ struct OAuthClient: TokenEndpoint {
         let fields: [(name: String, value: String)] = [
             ("grant_type", "refresh_token"), ("refresh_token", String(decoding: refreshToken, as: UTF8.self)),
         ]
-        let deadline = HTTPDeadline(seconds: timeout)
+        let deadline = Deadline(seconds: timeout)
         var attempts = 0
         var response: HTTPResponse
         // One retry, after a short pause, for no answer or a 5xx; both within VAULT_TIMEOUT.

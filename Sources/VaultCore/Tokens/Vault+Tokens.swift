@@ -165,7 +165,7 @@ extension Vault {
     private func storeRetrying(
         _ token: SecretRecord, companion: TokenCompanion, journal: RefreshJournal?, settings: TokenSettings
     ) throws(VaultError) {
-        let deadline = HTTPDeadline(seconds: settings.storeRetryBudget)
+        let deadline = Deadline(seconds: settings.storeRetryBudget)
         var pause = 0.1
         while true {
             do {
