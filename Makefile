@@ -26,7 +26,7 @@ BUILD_PACKAGES = libsecret-1-dev pkg-config g++
 # each system call of a write (crash-safety tests); util-linux has setpriv; libcurl4-openssl-dev has the
 # curl headers HTTPABITests checks the HTTP shim against (vault itself loads libcurl at run time).
 TEST_PACKAGES = $(BUILD_PACKAGES) age libsecret-1-0 libsecret-tools gnome-keyring dbus libglib2.0-bin python3 \
-	python3-keyring python3-dbus python3-gi gcc binutils zsh fish groff-base strace util-linux \
+	python3-keyring python3-dbus python3-gi python3-cryptography gcc binutils zsh fish groff-base strace util-linux \
 	python3-venv curl libcurl4 git keepassxc libkf5wallet-bin libqca-qt5-2-plugins xvfb xdotool \
 	docker-registry skopeo apache2-utils bash-completion libcurl4-openssl-dev
 # PyPI packages for the tests, in a virtual environment in the build folder (never the system's):

@@ -16,12 +16,16 @@
 
 // MARK: Loading
 
-// One function pointer per entry of CVAULTSECRET_FUNCTIONS, named after the function.
-CVAULTLOADER_TABLE(CVaultSecret_Functions, CVAULTSECRET_FUNCTIONS);
+static const char *const CVaultSecret_Functions_names[] = {CVAULTSECRET_ALL_FUNCTIONS(CVAULTLOADER_NAME)};
+_Static_assert(
+    sizeof(CVaultSecret_Functions) == sizeof CVaultSecret_Functions_names / sizeof(char *) * sizeof(CVaultLoader_Function),
+    "a function table is an array of function pointers");
 
 static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
-static CVaultSecret_Functions fn;  // written once, under load_lock, before `loaded` is set
+CVaultSecret_Functions CVaultSecret_fn;  // written once, under load_lock, before `loaded` is set
 static bool loaded = false;
+
+#define fn CVaultSecret_fn
 
 char *_Nullable CVaultSecret_Load(const char *_Nonnull soname) {
     // A name with a '/' that is not absolute is opened relative to the current directory, where
@@ -68,8 +72,6 @@ void CVaultSecret_ErrorFree(CVaultSecret_Error *_Nullable error) {
     if (error != NULL) fn.g_error_free((CVaultSecret_GErrorLayout *)(void *)error);
 }
 
-// Every blocking wrapper passes its GError** straight through to GLib.
-#define GERROR_OUT(error) ((CVaultSecret_GErrorLayout **)(void *)(error))
 
 // MARK: Service and collections
 
@@ -101,12 +103,10 @@ bool CVaultSecret_SessionBusConnect(
     return true;
 }
 
-// Calls `method` through the shared connection, never starting a service: the reply (released
-// with g_variant_unref), or NULL with *error set, or unset when not connected. `arguments`, a
-// floating tuple, is consumed either way.
-static struct CVaultSecret_GVariant *bus_call(
+struct CVaultSecret_GVariant *CVaultSecret_BusCall(
     const char *destination, const char *path, const char *interface, const char *method,
-    struct CVaultSecret_GVariant *arguments, CVaultSecret_Deadline *deadline, CVaultSecret_Error **error) {
+    struct CVaultSecret_GVariant *arguments, unsigned int flags, CVaultSecret_Deadline *deadline,
+    CVaultSecret_Error **error) {
     pthread_mutex_lock(&bus_lock);
     struct CVaultSecret_GDBusConnection *connection = session_bus;
     pthread_mutex_unlock(&bus_lock);
@@ -115,8 +115,16 @@ static struct CVaultSecret_GVariant *bus_call(
         return NULL;
     }
     return fn.g_dbus_connection_call_sync(
-        connection, destination, path, interface, method, arguments, NULL,
-        CVAULTSECRET_G_DBUS_CALL_FLAGS_NO_AUTO_START, -1, CANCELLABLE(deadline), GERROR_OUT(error));
+        connection, destination, path, interface, method, arguments, NULL, flags, -1, CANCELLABLE(deadline),
+        GERROR_OUT(error));
+}
+
+// CVaultSecret_BusCall for calls that must never start a service.
+static struct CVaultSecret_GVariant *bus_call(
+    const char *destination, const char *path, const char *interface, const char *method,
+    struct CVaultSecret_GVariant *arguments, CVaultSecret_Deadline *deadline, CVaultSecret_Error **error) {
+    return CVaultSecret_BusCall(
+        destination, path, interface, method, arguments, CVAULTSECRET_G_DBUS_CALL_FLAGS_NO_AUTO_START, deadline, error);
 }
 
 bool CVaultSecret_ProviderProcessID(
@@ -166,7 +174,7 @@ void CVaultSecret_ServiceUnref(CVaultSecret_Service *_Nullable service) {
     if (service != NULL) fn.g_object_unref(service);
 }
 
-void CVaultSecret_SessionReset(void) {
+void CVaultSecret_ServiceReset(void) {
     fn.secret_service_disconnect();
 }
 
@@ -176,6 +184,10 @@ CVaultSecret_Collection *_Nullable CVaultSecret_DefaultCollection(
     return (CVaultSecret_Collection *)fn.secret_collection_for_alias_sync(
         (struct CVaultSecret_SecretService *)service, "default", CVAULTSECRET_SECRET_COLLECTION_NONE,
         CANCELLABLE(deadline), GERROR_OUT(error));
+}
+
+const char *_Nonnull CVaultSecret_CollectionPath(CVaultSecret_Collection *_Nonnull collection) {
+    return fn.g_dbus_proxy_get_object_path((struct CVaultSecret_GDBusProxy *)collection);
 }
 
 bool CVaultSecret_CollectionIsLocked(CVaultSecret_Collection *_Nonnull collection) {
@@ -212,16 +224,6 @@ void CVaultSecret_CollectionUnref(CVaultSecret_Collection *_Nullable collection)
 
 #define AS_ITEM(item) ((struct CVaultSecret_SecretItem *)(item))
 #define AS_TABLE(attributes) ((struct CVaultSecret_GHashTable *)(attributes))
-#define AS_VALUE(value) ((struct CVaultSecret_SecretValue *)(value))
-
-CVaultSecret_Item *_Nullable CVaultSecret_ItemCreate(
-    CVaultSecret_Collection *_Nonnull collection, CVaultSecret_Attributes *_Nonnull attributes,
-    const char *_Nonnull label, CVaultSecret_Value *_Nonnull value,
-    CVaultSecret_Deadline *_Nonnull deadline, CVaultSecret_Error *_Nullable *_Nonnull error) {
-    return (CVaultSecret_Item *)fn.secret_item_create_sync(
-        (struct CVaultSecret_SecretCollection *)collection, NULL, AS_TABLE(attributes), label,
-        AS_VALUE(value), CVAULTSECRET_SECRET_ITEM_CREATE_NONE, CANCELLABLE(deadline), GERROR_OUT(error));
-}
 
 bool CVaultSecret_ItemDelete(
     CVaultSecret_Item *_Nonnull item, CVaultSecret_Deadline *_Nonnull deadline,
@@ -249,26 +251,30 @@ static char **new_paths(size_t count) {
 }
 
 char *_Nullable *_Nullable CVaultSecret_SearchPaths(
-    CVaultSecret_Service *_Nonnull service, CVaultSecret_Attributes *_Nonnull attributes,
-    CVaultSecret_Deadline *_Nonnull deadline, CVaultSecret_Error *_Nullable *_Nonnull error) {
+    CVaultSecret_Attributes *_Nonnull attributes, CVaultSecret_Deadline *_Nonnull deadline,
+    CVaultSecret_Error *_Nullable *_Nonnull error) {
     // No schema, so items written by any tool match. Locked items are returned too (so "locked"
-    // is never mistaken for "absent"); nothing is unlocked and nothing prompts.
-    char **unlocked = NULL, **locked = NULL;
-    if (!fn.secret_service_search_for_dbus_paths_sync(
-            (struct CVaultSecret_SecretService *)service, NULL, AS_TABLE(attributes), CANCELLABLE(deadline),
-            &unlocked, &locked, GERROR_OUT(error))) {
-        return NULL;
-    }
-    size_t count = 0;
-    for (char **path = unlocked; path != NULL && *path != NULL; path++) count++;
-    for (char **path = locked; path != NULL && *path != NULL; path++) count++;
+    // is never mistaken for "absent"); nothing is unlocked and nothing prompts. The first call of
+    // an operation to the service, so it may start the provider, as libsecret's proxy may.
+    struct CVaultSecret_GVariant *query = CVaultSecret_AttributesVariant(attributes);
+    struct CVaultSecret_GVariant *reply = CVaultSecret_BusCall(
+        "org.freedesktop.secrets", "/org/freedesktop/secrets", "org.freedesktop.Secret.Service", "SearchItems",
+        fn.g_variant_new_tuple(&query, 1), CVAULTSECRET_G_DBUS_CALL_FLAGS_NONE, deadline, error);
+    if (reply == NULL) return NULL;
+    struct CVaultSecret_GVariant *unlocked = fn.g_variant_get_child_value(reply, 0);
+    struct CVaultSecret_GVariant *locked = fn.g_variant_get_child_value(reply, 1);
+    size_t unlocked_count = fn.g_variant_n_children(unlocked), count = unlocked_count + fn.g_variant_n_children(locked);
     char **paths = new_paths(count);
-    size_t index = 0;
-    // The strings move into the new array; only the two arrays that held them are freed.
-    for (char **path = unlocked; path != NULL && *path != NULL; path++) paths[index++] = *path;
-    for (char **path = locked; path != NULL && *path != NULL; path++) paths[index++] = *path;
-    fn.g_free(unlocked);
-    fn.g_free(locked);
+    for (size_t index = 0; index < count; index++) {
+        struct CVaultSecret_GVariant *element = index < unlocked_count
+            ? fn.g_variant_get_child_value(unlocked, index)
+            : fn.g_variant_get_child_value(locked, index - unlocked_count);
+        paths[index] = fn.g_strdup(fn.g_variant_get_string(element, NULL));
+        fn.g_variant_unref(element);
+    }
+    fn.g_variant_unref(locked);
+    fn.g_variant_unref(unlocked);
+    fn.g_variant_unref(reply);
     return paths;
 }
 
@@ -373,62 +379,8 @@ CVaultSecret_Attributes *_Nullable CVaultSecret_ItemRead(
     return attributes;
 }
 
-CVaultSecret_Value *_Nullable CVaultSecret_SecretForPath(
-    CVaultSecret_Service *_Nonnull service, const char *_Nonnull path, CVaultSecret_Deadline *_Nonnull deadline,
-    CVaultSecret_Error *_Nullable *_Nonnull error) {
-    return (CVaultSecret_Value *)fn.secret_service_get_secret_for_dbus_path_sync(
-        (struct CVaultSecret_SecretService *)service, path, CANCELLABLE(deadline), GERROR_OUT(error));
-}
-
-bool CVaultSecret_SessionOpen(
-    CVaultSecret_Service *_Nonnull service, CVaultSecret_Deadline *_Nonnull deadline,
-    CVaultSecret_Error *_Nullable *_Nonnull error) {
-    return fn.secret_service_ensure_session_sync(
-        (struct CVaultSecret_SecretService *)service, CANCELLABLE(deadline), GERROR_OUT(error));
-}
-
-struct CVaultSecret_SessionOpening {
-    pthread_t thread;
-    CVaultSecret_Service *service;
-    CVaultSecret_Deadline *deadline;
-    CVaultSecret_Error *error;  // written by the thread, read after the join
-    bool opened;
-};
-
-static void *open_session(void *argument) {
-    struct CVaultSecret_SessionOpening *opening = argument;
-    // libsecret's _sync calls run a main context of their own on the calling thread, and the
-    // service guards its session with a lock: a search on another thread meanwhile is safe.
-    opening->opened = CVaultSecret_SessionOpen(opening->service, opening->deadline, &opening->error);
-    return NULL;
-}
-
-CVaultSecret_SessionOpening *_Nullable CVaultSecret_SessionOpenStart(
-    CVaultSecret_Service *_Nonnull service, CVaultSecret_Deadline *_Nonnull deadline) {
-    struct CVaultSecret_SessionOpening *opening = calloc(1, sizeof *opening);
-    if (opening == NULL) return NULL;
-    opening->service = service;
-    opening->deadline = deadline;
-    int failed = pthread_create(&opening->thread, NULL, open_session, opening);
-    if (failed != 0) {
-        free(opening);
-        errno = failed;
-        return NULL;
-    }
-    return opening;
-}
-
-bool CVaultSecret_SessionOpenFinish(
-    CVaultSecret_SessionOpening *_Nonnull opening, CVaultSecret_Error *_Nullable *_Nonnull error) {
-    pthread_join(opening->thread, NULL);
-    bool opened = opening->opened;
-    *error = opening->error;
-    free(opening);
-    return opened;
-}
-
 // The attributes as an a{ss} variant (floating).
-static struct CVaultSecret_GVariant *attributes_variant(CVaultSecret_Attributes *attributes) {
+struct CVaultSecret_GVariant *CVaultSecret_AttributesVariant(CVaultSecret_Attributes *attributes) {
     size_t count = 0;
     const char **names = CVaultSecret_AttributeNames(attributes, &count);
     struct CVaultSecret_GVariant **entries = calloc(count + 1, sizeof *entries);
@@ -463,21 +415,10 @@ bool CVaultSecret_ItemSetAttributesAtPath(
     struct CVaultSecret_GVariant *arguments[3] = {
         fn.g_variant_new_string("org.freedesktop.Secret.Item"),
         fn.g_variant_new_string("Attributes"),
-        fn.g_variant_new_variant(attributes_variant(attributes)),
+        fn.g_variant_new_variant(CVaultSecret_AttributesVariant(attributes)),
     };
     return call_item(
         path, "org.freedesktop.DBus.Properties", "Set", fn.g_variant_new_tuple(arguments, 3), deadline, error);
-}
-
-bool CVaultSecret_ItemSetSecretAtPath(
-    CVaultSecret_Service *_Nonnull service, const char *_Nonnull path, CVaultSecret_Value *_Nonnull value,
-    CVaultSecret_Deadline *_Nonnull deadline, CVaultSecret_Error *_Nullable *_Nonnull error) {
-    // Encrypted with the service's session, which the caller has opened.
-    struct CVaultSecret_GVariant *secret =
-        fn.secret_service_encode_dbus_secret((struct CVaultSecret_SecretService *)service, AS_VALUE(value));
-    if (secret == NULL) return false;
-    return call_item(
-        path, "org.freedesktop.Secret.Item", "SetSecret", fn.g_variant_new_tuple(&secret, 1), deadline, error);
 }
 
 CVaultSecret_Item *_Nullable CVaultSecret_ItemForPath(
@@ -486,50 +427,6 @@ CVaultSecret_Item *_Nullable CVaultSecret_ItemForPath(
     return (CVaultSecret_Item *)fn.secret_item_new_for_dbus_path_sync(
         (struct CVaultSecret_SecretService *)service, path, CVAULTSECRET_SECRET_ITEM_NONE, CANCELLABLE(deadline),
         GERROR_OUT(error));
-}
-
-// MARK: Values
-
-// Our copies carry their length in a header, so the destroy function (which gets only the
-// pointer) can wipe all of it.
-typedef struct {
-    size_t length;
-    max_align_t align;
-} SecretHeader;
-
-static void wipe_and_free_copy(void *secret) {
-    SecretHeader *header = (SecretHeader *)((char *)secret - offsetof(SecretHeader, align));
-    explicit_bzero(header, offsetof(SecretHeader, align) + header->length);
-    free(header);
-}
-
-CVaultSecret_Value *_Nullable CVaultSecret_ValueNew(
-    const uint8_t *_Nullable bytes, size_t length, const char *_Nonnull contentType) {
-    if (length > (size_t)PTRDIFF_MAX - sizeof(SecretHeader)) return NULL;
-    SecretHeader *header = malloc(offsetof(SecretHeader, align) + length + 1);
-    if (header == NULL) return NULL;
-    header->length = length;
-    char *secret = (char *)header + offsetof(SecretHeader, align);
-    if (length > 0) memcpy(secret, bytes, length);
-    secret[length] = '\0';  // libsecret's text helpers expect a terminator; it is not counted
-    return (CVaultSecret_Value *)fn.secret_value_new_full(
-        secret, (ptrdiff_t)length, contentType, wipe_and_free_copy);
-}
-
-const uint8_t *_Nonnull CVaultSecret_ValueBytes(CVaultSecret_Value *_Nonnull value, size_t *_Nonnull length) {
-    *length = 0;
-    const char *bytes = fn.secret_value_get(AS_VALUE(value), length);
-    return (const uint8_t *)(bytes != NULL ? bytes : "");
-}
-
-void CVaultSecret_ValueWipeAndUnref(CVaultSecret_Value *_Nullable value) {
-    if (value == NULL) return;
-    size_t length = 0;
-    const char *bytes = fn.secret_value_get(AS_VALUE(value), &length);
-    // The bytes belong to libsecret but are ours to clear: the value (and the item that
-    // caches it) is released right after, and nothing reads it again.
-    if (bytes != NULL && length > 0) explicit_bzero((void *)bytes, length);
-    fn.secret_value_unref(value);
 }
 
 // MARK: Attributes

@@ -35,10 +35,11 @@ typedef struct CVaultSecret_GListLayout {
 // secret-collection.h; gio/gioenums.h).
 #define CVAULTSECRET_SECRET_SERVICE_NONE 0u            // SECRET_SERVICE_NONE
 #define CVAULTSECRET_SECRET_COLLECTION_NONE 0u         // SECRET_COLLECTION_NONE
-#define CVAULTSECRET_SECRET_ITEM_CREATE_NONE 0u        // SECRET_ITEM_CREATE_NONE: never replace
 #define CVAULTSECRET_SECRET_ITEM_NONE 0u               // SECRET_ITEM_NONE: no secret loaded
 #define CVAULTSECRET_G_BUS_TYPE_SESSION 2              // G_BUS_TYPE_SESSION
+#define CVAULTSECRET_G_DBUS_CALL_FLAGS_NONE 0u          // G_DBUS_CALL_FLAGS_NONE: may start the service
 #define CVAULTSECRET_G_DBUS_CALL_FLAGS_NO_AUTO_START 1u // G_DBUS_CALL_FLAGS_NO_AUTO_START
+#define CVAULTSECRET_G_DBUS_ERROR_NOT_SUPPORTED 7       // G_DBUS_ERROR_NOT_SUPPORTED
 
 // Stand-ins for GLib's scalar and callback types (the check compares each with the real one).
 #define CVAULTSECRET_STANDIN_gboolean int
@@ -54,8 +55,6 @@ typedef struct CVaultSecret_GListLayout {
 #define CVAULTSECRET_STANDIN_GDBusCallFlags unsigned int
 #define CVAULTSECRET_STANDIN_SecretServiceFlags unsigned int
 #define CVAULTSECRET_STANDIN_SecretCollectionFlags unsigned int
-#define CVAULTSECRET_STANDIN_SecretSearchFlags unsigned int
-#define CVAULTSECRET_STANDIN_SecretItemCreateFlags unsigned int
 #define CVAULTSECRET_STANDIN_SecretItemFlags unsigned int
 #define CVAULTSECRET_STANDIN_GHashFunc unsigned int (*)(const void *)
 #define CVAULTSECRET_STANDIN_GEqualFunc int (*)(const void *, const void *)
@@ -68,6 +67,7 @@ typedef struct CVaultSecret_GListLayout {
 #define CVAULTSECRET_T_GHashTable GHashTable
 #define CVAULTSECRET_T_GCancellable GCancellable
 #define CVAULTSECRET_T_GDBusConnection GDBusConnection
+#define CVAULTSECRET_T_GDBusProxy GDBusProxy
 #define CVAULTSECRET_T_GVariant GVariant
 #define CVAULTSECRET_T_GVariantType GVariantType
 #define CVAULTSECRET_T_gint gint
@@ -77,8 +77,6 @@ typedef struct CVaultSecret_GListLayout {
 #define CVAULTSECRET_T_SecretService SecretService
 #define CVAULTSECRET_T_SecretCollection SecretCollection
 #define CVAULTSECRET_T_SecretItem SecretItem
-#define CVAULTSECRET_T_SecretValue SecretValue
-#define CVAULTSECRET_T_SecretSchema SecretSchema
 #define CVAULTSECRET_T_gboolean gboolean
 #define CVAULTSECRET_T_guint guint
 #define CVAULTSECRET_T_guint64 guint64
@@ -88,8 +86,6 @@ typedef struct CVaultSecret_GListLayout {
 #define CVAULTSECRET_T_GBusType GBusType
 #define CVAULTSECRET_T_SecretServiceFlags SecretServiceFlags
 #define CVAULTSECRET_T_SecretCollectionFlags SecretCollectionFlags
-#define CVAULTSECRET_T_SecretSearchFlags SecretSearchFlags
-#define CVAULTSECRET_T_SecretItemCreateFlags SecretItemCreateFlags
 #define CVAULTSECRET_T_SecretItemFlags SecretItemFlags
 #define CVAULTSECRET_T_GHashFunc GHashFunc
 #define CVAULTSECRET_T_GEqualFunc GEqualFunc
@@ -99,18 +95,18 @@ typedef struct CVaultSecret_GListLayout {
 struct CVaultSecret_GHashTable;
 struct CVaultSecret_GCancellable;
 struct CVaultSecret_GDBusConnection;
+struct CVaultSecret_GDBusProxy;
 struct CVaultSecret_GVariant;
 struct CVaultSecret_GVariantType;
 struct CVaultSecret_SecretService;
 struct CVaultSecret_SecretCollection;
 struct CVaultSecret_SecretItem;
-struct CVaultSecret_SecretValue;
-struct CVaultSecret_SecretSchema;
 #define CVAULTSECRET_T_GError CVaultSecret_GErrorLayout
 #define CVAULTSECRET_T_GList CVaultSecret_GListLayout
 #define CVAULTSECRET_T_GHashTable struct CVaultSecret_GHashTable
 #define CVAULTSECRET_T_GCancellable struct CVaultSecret_GCancellable
 #define CVAULTSECRET_T_GDBusConnection struct CVaultSecret_GDBusConnection
+#define CVAULTSECRET_T_GDBusProxy struct CVaultSecret_GDBusProxy
 #define CVAULTSECRET_T_GVariant struct CVaultSecret_GVariant
 #define CVAULTSECRET_T_GVariantType struct CVaultSecret_GVariantType
 #define CVAULTSECRET_T_gint CVAULTSECRET_STANDIN_gint
@@ -120,8 +116,6 @@ struct CVaultSecret_SecretSchema;
 #define CVAULTSECRET_T_SecretService struct CVaultSecret_SecretService
 #define CVAULTSECRET_T_SecretCollection struct CVaultSecret_SecretCollection
 #define CVAULTSECRET_T_SecretItem struct CVaultSecret_SecretItem
-#define CVAULTSECRET_T_SecretValue struct CVaultSecret_SecretValue
-#define CVAULTSECRET_T_SecretSchema struct CVaultSecret_SecretSchema
 #define CVAULTSECRET_T_gboolean CVAULTSECRET_STANDIN_gboolean
 #define CVAULTSECRET_T_guint CVAULTSECRET_STANDIN_guint
 #define CVAULTSECRET_T_guint64 CVAULTSECRET_STANDIN_guint64
@@ -131,8 +125,6 @@ struct CVaultSecret_SecretSchema;
 #define CVAULTSECRET_T_GBusType CVAULTSECRET_STANDIN_GBusType
 #define CVAULTSECRET_T_SecretServiceFlags CVAULTSECRET_STANDIN_SecretServiceFlags
 #define CVAULTSECRET_T_SecretCollectionFlags CVAULTSECRET_STANDIN_SecretCollectionFlags
-#define CVAULTSECRET_T_SecretSearchFlags CVAULTSECRET_STANDIN_SecretSearchFlags
-#define CVAULTSECRET_T_SecretItemCreateFlags CVAULTSECRET_STANDIN_SecretItemCreateFlags
 #define CVAULTSECRET_T_SecretItemFlags CVAULTSECRET_STANDIN_SecretItemFlags
 #define CVAULTSECRET_T_GHashFunc CVAULTSECRET_STANDIN_GHashFunc
 #define CVAULTSECRET_T_GEqualFunc CVAULTSECRET_STANDIN_GEqualFunc
@@ -176,8 +168,6 @@ struct CVaultSecret_SecretSchema;
     X(CVAULTSECRET_T_GVariant *, g_variant_new_array,                                          \
       (const CVAULTSECRET_T_GVariantType *, CVAULTSECRET_T_GVariant *const *, CVAULTSECRET_T_gsize)) \
     X(CVAULTSECRET_T_GVariant *, g_variant_new_variant, (CVAULTSECRET_T_GVariant *))           \
-    X(CVAULTSECRET_T_GVariant *, secret_service_encode_dbus_secret,                            \
-      (CVAULTSECRET_T_SecretService *, CVAULTSECRET_T_SecretValue *))                          \
     X(CVAULTSECRET_T_GVariant *, g_variant_get_child_value,                                    \
       (CVAULTSECRET_T_GVariant *, CVAULTSECRET_T_gsize))                                       \
     X(CVAULTSECRET_T_guint32, g_variant_get_uint32, (CVAULTSECRET_T_GVariant *))               \
@@ -197,33 +187,30 @@ struct CVaultSecret_SecretSchema;
     X(CVAULTSECRET_T_gint, secret_service_unlock_dbus_paths_sync,                              \
       (CVAULTSECRET_T_SecretService *, const char **, CVAULTSECRET_T_GCancellable *, char ***,  \
        CVAULTSECRET_T_GError **))                                                              \
-    X(CVAULTSECRET_T_SecretItem *, secret_item_create_sync,                                    \
-      (CVAULTSECRET_T_SecretCollection *, const CVAULTSECRET_T_SecretSchema *,                 \
-       CVAULTSECRET_T_GHashTable *, const char *, CVAULTSECRET_T_SecretValue *,                \
-       CVAULTSECRET_T_SecretItemCreateFlags, CVAULTSECRET_T_GCancellable *,                    \
-       CVAULTSECRET_T_GError **))                                                              \
     X(CVAULTSECRET_T_gboolean, secret_item_delete_sync,                                        \
       (CVAULTSECRET_T_SecretItem *, CVAULTSECRET_T_GCancellable *, CVAULTSECRET_T_GError **))  \
-    X(CVAULTSECRET_T_SecretValue *, secret_value_new_full,                                     \
-      (char *, CVAULTSECRET_T_gssize, const char *, CVAULTSECRET_T_GDestroyNotify))            \
-    X(const char *, secret_value_get, (CVAULTSECRET_T_SecretValue *, CVAULTSECRET_T_gsize *))  \
-    X(void, secret_value_unref, (void *))                                                      \
     X(CVAULTSECRET_T_GVariant *, g_variant_lookup_value,                                       \
       (CVAULTSECRET_T_GVariant *, const char *, const CVAULTSECRET_T_GVariantType *))          \
     X(CVAULTSECRET_T_gsize, g_variant_n_children, (CVAULTSECRET_T_GVariant *))                 \
     X(const char *, g_variant_get_string, (CVAULTSECRET_T_GVariant *, CVAULTSECRET_T_gsize *)) \
     X(CVAULTSECRET_T_guint64, g_variant_get_uint64, (CVAULTSECRET_T_GVariant *))               \
-    X(CVAULTSECRET_T_gboolean, secret_service_search_for_dbus_paths_sync,                      \
-      (CVAULTSECRET_T_SecretService *, const CVAULTSECRET_T_SecretSchema *,                    \
-       CVAULTSECRET_T_GHashTable *, CVAULTSECRET_T_GCancellable *, char ***, char ***,         \
-       CVAULTSECRET_T_GError **))                                                              \
-    X(CVAULTSECRET_T_SecretValue *, secret_service_get_secret_for_dbus_path_sync,              \
-      (CVAULTSECRET_T_SecretService *, const char *, CVAULTSECRET_T_GCancellable *,            \
-       CVAULTSECRET_T_GError **))                                                              \
     X(CVAULTSECRET_T_SecretItem *, secret_item_new_for_dbus_path_sync,                         \
       (CVAULTSECRET_T_SecretService *, const char *, CVAULTSECRET_T_SecretItemFlags,           \
        CVAULTSECRET_T_GCancellable *, CVAULTSECRET_T_GError **))                               \
-    X(CVAULTSECRET_T_gboolean, secret_service_ensure_session_sync,                             \
-      (CVAULTSECRET_T_SecretService *, CVAULTSECRET_T_GCancellable *, CVAULTSECRET_T_GError **))
+    X(CVAULTSECRET_T_GError *, g_error_new_literal, (CVAULTSECRET_T_GQuark, CVAULTSECRET_T_gint, const char *)) \
+    X(CVAULTSECRET_T_GQuark, g_quark_from_static_string, (const char *))                     \
+    X(const char *, g_dbus_proxy_get_object_path, (CVAULTSECRET_T_GDBusProxy *))               \
+    X(CVAULTSECRET_T_GVariant *, g_variant_new_object_path, (const char *))                    \
+    X(CVAULTSECRET_T_GVariant *, g_variant_new_boolean, (CVAULTSECRET_T_gboolean))             \
+    X(CVAULTSECRET_T_GVariant *, g_variant_new_fixed_array,                                    \
+      (const CVAULTSECRET_T_GVariantType *, const void *, CVAULTSECRET_T_gsize, CVAULTSECRET_T_gsize)) \
+    X(const void *, g_variant_get_fixed_array,                                                 \
+      (CVAULTSECRET_T_GVariant *, CVAULTSECRET_T_gsize *, CVAULTSECRET_T_gsize))                \
+    X(CVAULTSECRET_T_GVariant *, g_variant_get_variant, (CVAULTSECRET_T_GVariant *))           \
+    X(CVAULTSECRET_T_GVariant *, secret_service_prompt_at_dbus_path_sync,                      \
+      (CVAULTSECRET_T_SecretService *, const char *, CVAULTSECRET_T_GCancellable *,             \
+       const CVAULTSECRET_T_GVariantType *, CVAULTSECRET_T_GError **))                         \
+    X(CVAULTSECRET_T_gboolean, g_variant_is_of_type,                                           \
+      (CVAULTSECRET_T_GVariant *, const CVAULTSECRET_T_GVariantType *))
 
 #endif

@@ -9,7 +9,7 @@ import VaultTestSupport
 /// check that nothing links libsecret or GLib.
 @Suite("Secret Service C shim")
 struct SecretServiceABITests {
-    @Test("the shim's copies of GLib and libsecret declarations match the real headers")
+    @Test("the shim's copies of GLib, libsecret and libgcrypt declarations match the real headers")
     func declarationsMatchHeaders() throws {
         let compiler = findExecutable("cc") ?? findExecutable("clang")
         let pkgConfig = findExecutable("pkg-config")
@@ -26,7 +26,7 @@ struct SecretServiceABITests {
 
         let arguments =
             ["-std=gnu11", "-Wall", "-Werror", "-I", try Self.shimDirectory(), source.path, "-o", program.path]
-            + flags.stdoutText.split(whereSeparator: \.isWhitespace).map(String.init)
+            + flags.stdoutText.split(whereSeparator: \.isWhitespace).map(String.init) + ["-lgcrypt"]
         let compiled = try runTool(compiler, arguments, timeout: 30)
         #expect(compiled.status == 0, "the check does not compile:\n\(compiled.stderr)")
         guard compiled.status == 0 else { return }
@@ -69,10 +69,12 @@ struct SecretServiceABITests {
             // The object-path functions (secret-paths.h) are in libsecret's "unstable" part.
             #define SECRET_API_SUBJECT_TO_CHANGE 1
             #include <libsecret/secret.h>
+            #include <gcrypt.h>
             #include <stddef.h>
             #include <stdio.h>
             #define CVAULTSECRET_ABI_CHECK 1
             #include "glib_abi.h"
+            #include "gcrypt_abi.h"
 
             #define SAME(a, b) _Static_assert((a) == (b), #a " == " #b);
             #define COMPATIBLE(a, b) _Static_assert(__builtin_types_compatible_p(a, b), #a " ~ " #b);
@@ -91,10 +93,27 @@ struct SecretServiceABITests {
 
             SAME(CVAULTSECRET_SECRET_SERVICE_NONE, SECRET_SERVICE_NONE)
             SAME(CVAULTSECRET_SECRET_COLLECTION_NONE, SECRET_COLLECTION_NONE)
-            SAME(CVAULTSECRET_SECRET_ITEM_CREATE_NONE, SECRET_ITEM_CREATE_NONE)
             SAME(CVAULTSECRET_SECRET_ITEM_NONE, SECRET_ITEM_NONE)
             SAME(CVAULTSECRET_G_BUS_TYPE_SESSION, G_BUS_TYPE_SESSION)
+            SAME(CVAULTSECRET_G_DBUS_CALL_FLAGS_NONE, G_DBUS_CALL_FLAGS_NONE)
             SAME(CVAULTSECRET_G_DBUS_CALL_FLAGS_NO_AUTO_START, G_DBUS_CALL_FLAGS_NO_AUTO_START)
+            SAME(CVAULTSECRET_G_DBUS_ERROR_NOT_SUPPORTED, G_DBUS_ERROR_NOT_SUPPORTED)
+
+            SAME(sizeof(CVaultSecret_GcryBufferLayout), sizeof(gcry_buffer_t))
+            LAYOUT(CVaultSecret_GcryBufferLayout, gcry_buffer_t, size)
+            LAYOUT(CVaultSecret_GcryBufferLayout, gcry_buffer_t, off)
+            LAYOUT(CVaultSecret_GcryBufferLayout, gcry_buffer_t, len)
+            LAYOUT(CVaultSecret_GcryBufferLayout, gcry_buffer_t, data)
+            SAME(CVAULTSECRET_GCRYCTL_INITIALIZATION_FINISHED, GCRYCTL_INITIALIZATION_FINISHED)
+            SAME(CVAULTSECRET_GCRYCTL_INITIALIZATION_FINISHED_P, GCRYCTL_INITIALIZATION_FINISHED_P)
+            SAME(CVAULTSECRET_GCRYMPI_FMT_USG, GCRYMPI_FMT_USG)
+            SAME(CVAULTSECRET_GCRY_MD_SHA256, GCRY_MD_SHA256)
+            SAME(CVAULTSECRET_GCRY_MD_FLAG_HMAC, GCRY_MD_FLAG_HMAC)
+            SAME(CVAULTSECRET_GCRY_CIPHER_AES128, GCRY_CIPHER_AES128)
+            SAME(CVAULTSECRET_GCRY_CIPHER_MODE_CBC, GCRY_CIPHER_MODE_CBC)
+            COMPATIBLE(CVAULTSECRET_STANDIN_gcry_error_t, gcry_error_t)
+            COMPATIBLE(CVAULTSECRET_STANDIN_gcry_ctl_cmds, enum gcry_ctl_cmds)
+            COMPATIBLE(CVAULTSECRET_STANDIN_gcry_mpi_format, enum gcry_mpi_format)
 
             COMPATIBLE(CVAULTSECRET_STANDIN_gboolean, gboolean)
             COMPATIBLE(CVAULTSECRET_STANDIN_guint, guint)
@@ -109,8 +128,6 @@ struct SecretServiceABITests {
             COMPATIBLE(CVAULTSECRET_STANDIN_GDBusCallFlags, GDBusCallFlags)
             COMPATIBLE(CVAULTSECRET_STANDIN_SecretServiceFlags, SecretServiceFlags)
             COMPATIBLE(CVAULTSECRET_STANDIN_SecretCollectionFlags, SecretCollectionFlags)
-            COMPATIBLE(CVAULTSECRET_STANDIN_SecretSearchFlags, SecretSearchFlags)
-            COMPATIBLE(CVAULTSECRET_STANDIN_SecretItemCreateFlags, SecretItemCreateFlags)
             COMPATIBLE(CVAULTSECRET_STANDIN_SecretItemFlags, SecretItemFlags)
             COMPATIBLE(CVAULTSECRET_STANDIN_GHashFunc, GHashFunc)
             COMPATIBLE(CVAULTSECRET_STANDIN_GEqualFunc, GEqualFunc)
@@ -121,6 +138,7 @@ struct SecretServiceABITests {
             #define PROTOTYPE(ret, name, params) \
                 __attribute__((unused)) static ret (*const check_##name) params = &name;
             CVAULTSECRET_FUNCTIONS(PROTOTYPE)
+            CVAULTSECRET_GCRYPT_FUNCTIONS(PROTOTYPE)
 
             \(codes)
 

@@ -4,7 +4,9 @@
 //   - load libsecret at run time (dlopen/dlsym), so vault has no link-time dependency on
 //     libsecret or GLib and still runs where they are absent;
 //   - build and walk GLib hash tables and lists, read GError, and hold a GCancellable;
-//   - bound every blocking libsecret call with a deadline (a watchdog thread that cancels).
+//   - bound every blocking libsecret call with a deadline (a watchdog thread that cancels);
+//   - hold the session with the Secret Service and encrypt and decrypt the secrets that travel
+//     through it (Session.c, with libgcrypt, which libsecret loads).
 // It holds no policy: which items to touch and what errors mean is decided in Swift
 // (Sources/VaultCore/SecretService/SecretServiceStore.swift, the only importer).
 //
@@ -31,8 +33,6 @@ typedef struct CVaultSecret_Collection CVaultSecret_Collection;
 typedef struct CVaultSecret_Item CVaultSecret_Item;
 /// A GHashTable of UTF-8 attribute names to values. Release with CVaultSecret_AttributesUnref.
 typedef struct CVaultSecret_Attributes CVaultSecret_Attributes;
-/// A SecretValue: secret bytes and a content type. Release with CVaultSecret_ValueWipeAndUnref.
-typedef struct CVaultSecret_Value CVaultSecret_Value;
 
 // MARK: Loading
 
@@ -76,8 +76,8 @@ bool CVaultSecret_SessionBusConnect(
 CVaultSecret_Service *_Nullable CVaultSecret_ServiceGet(
     CVaultSecret_Deadline *_Nonnull deadline, CVaultSecret_Error *_Nullable *_Nonnull error);
 void CVaultSecret_ServiceUnref(CVaultSecret_Service *_Nullable service);
-/// Drops libsecret's shared service and its session (secret_service_disconnect), so that the
-/// next CVaultSecret_ServiceGet negotiates a fresh session key.
+/// Drops the session (and libsecret's shared service, secret_service_disconnect), so that the
+/// next transfer of a secret negotiates a fresh session key.
 void CVaultSecret_SessionReset(void);
 
 /// The process id of the program that owns org.freedesktop.secrets on the session bus (the
@@ -99,6 +99,8 @@ bool CVaultSecret_KWalletIsOpen(
 CVaultSecret_Collection *_Nullable CVaultSecret_DefaultCollection(
     CVaultSecret_Service *_Nonnull service, CVaultSecret_Deadline *_Nonnull deadline,
     CVaultSecret_Error *_Nullable *_Nonnull error);
+/// The collection's object path, owned by the collection.
+const char *_Nonnull CVaultSecret_CollectionPath(CVaultSecret_Collection *_Nonnull collection);
 bool CVaultSecret_CollectionIsLocked(CVaultSecret_Collection *_Nonnull collection);
 /// Asks the service to unlock the collection and runs the prompt it returns, if any
 /// (secret_service_unlock_sync). A provider that needs no one (KWallet with its wallet already
@@ -119,29 +121,10 @@ int CVaultSecret_PathsUnlock(
     CVaultSecret_Deadline *_Nonnull deadline, CVaultSecret_Error *_Nullable *_Nonnull error);
 // MARK: Items
 
-/// Creates an item in `collection` (never replacing one). The caller owns the result.
-CVaultSecret_Item *_Nullable CVaultSecret_ItemCreate(
-    CVaultSecret_Collection *_Nonnull collection, CVaultSecret_Attributes *_Nonnull attributes,
-    const char *_Nonnull label,
-    CVaultSecret_Value *_Nonnull value, CVaultSecret_Deadline *_Nonnull deadline,
-    CVaultSecret_Error *_Nullable *_Nonnull error);
 bool CVaultSecret_ItemDelete(
     CVaultSecret_Item *_Nonnull item, CVaultSecret_Deadline *_Nonnull deadline,
     CVaultSecret_Error *_Nullable *_Nonnull error);
 void CVaultSecret_ItemUnref(CVaultSecret_Item *_Nullable item);
-
-// MARK: Values
-
-/// A value holding a copy of `length` bytes (NUL bytes allowed). The copy is wiped when the
-/// value is freed. Returns NULL if memory is exhausted. Release with
-/// CVaultSecret_ValueWipeAndUnref.
-CVaultSecret_Value *_Nullable CVaultSecret_ValueNew(
-    const uint8_t *_Nullable bytes, size_t length, const char *_Nonnull contentType);
-/// The value's bytes and length, owned by the value; valid until it is released.
-const uint8_t *_Nonnull CVaultSecret_ValueBytes(CVaultSecret_Value *_Nonnull value, size_t *_Nonnull length);
-/// Overwrites the value's bytes with zeros, then drops the caller's reference. Use it for every
-/// value, so a secret read from the service does not linger in freed memory.
-void CVaultSecret_ValueWipeAndUnref(CVaultSecret_Value *_Nullable value);
 
 // MARK: Attributes
 
@@ -168,13 +151,13 @@ void CVaultSecret_AttributesUnref(CVaultSecret_Attributes *_Nullable attributes)
 
 /// Frees an array of object paths returned below (each path, then the array). NULL is ignored.
 void CVaultSecret_PathsFree(char *_Nullable *_Nullable paths);
-/// The paths of the items, locked or not, whose attributes include all of `attributes`
-/// (secret_service_search_for_dbus_paths_sync: one SearchItems, no proxies): a NULL-terminated
-/// array the caller frees with CVaultSecret_PathsFree, unlocked items first. NULL with *error
-/// set on failure.
+/// The paths of the items, locked or not, whose attributes include all of `attributes` (one
+/// SearchItems, which may start the provider): a NULL-terminated array the caller frees with
+/// CVaultSecret_PathsFree, unlocked items first. NULL with *error set on failure. Call after
+/// CVaultSecret_SessionBusConnect.
 char *_Nullable *_Nullable CVaultSecret_SearchPaths(
-    CVaultSecret_Service *_Nonnull service, CVaultSecret_Attributes *_Nonnull attributes,
-    CVaultSecret_Deadline *_Nonnull deadline, CVaultSecret_Error *_Nullable *_Nonnull error);
+    CVaultSecret_Attributes *_Nonnull attributes, CVaultSecret_Deadline *_Nonnull deadline,
+    CVaultSecret_Error *_Nullable *_Nonnull error);
 /// The paths of every collection the service has (its Collections property, read now), as
 /// CVaultSecret_SearchPaths returns them. Call after CVaultSecret_SessionBusConnect.
 char *_Nullable *_Nullable CVaultSecret_CollectionPaths(
@@ -191,39 +174,58 @@ char *_Nullable *_Nullable CVaultSecret_CollectionItemPaths(
 CVaultSecret_Attributes *_Nullable CVaultSecret_ItemRead(
     const char *_Nonnull path, CVaultSecret_Deadline *_Nonnull deadline, bool *_Nonnull locked,
     uint64_t *_Nonnull created, uint64_t *_Nonnull modified, CVaultSecret_Error *_Nullable *_Nonnull error);
-/// The secret of the item at `path`, through the service's session (opened on first use and
-/// kept for the process). Owned as CVaultSecret_ItemCopySecret's result is.
-CVaultSecret_Value *_Nullable CVaultSecret_SecretForPath(
-    CVaultSecret_Service *_Nonnull service, const char *_Nonnull path, CVaultSecret_Deadline *_Nonnull deadline,
-    CVaultSecret_Error *_Nullable *_Nonnull error);
-/// Opens the service's session now (secret_service_ensure_session_sync): the key exchange every
-/// transfer of a secret needs, where a provider that cannot encrypt (KWallet without QCA's
-/// OpenSSL plug-in) fails. Kept for the process. False with *error set on failure.
-bool CVaultSecret_SessionOpen(
-    CVaultSecret_Service *_Nonnull service, CVaultSecret_Deadline *_Nonnull deadline,
-    CVaultSecret_Error *_Nullable *_Nonnull error);
+// MARK: The session and the secrets that travel through it (Session.c)
+// One session per process, opened on first use and kept (as libsecret keeps its service's):
+// the spec's dh-ietf1024-sha256-aes128-cbc-pkcs7 key agreement, or "plain" where the provider
+// answers that it supports no encryption. Errors the session makes itself (an invalid key from
+// the provider, no agreement) have the domain "vault-secret-session-error".
+
+/// Opens the session unless it is open. Connects to the bus first if need be. False with *error
+/// set on failure (a provider that cannot encrypt, as KWallet without QCA's OpenSSL plug-in,
+/// fails here).
+bool CVaultSecret_SessionOpen(CVaultSecret_Deadline *_Nonnull deadline, CVaultSecret_Error *_Nullable *_Nonnull error);
 /// A session being opened on a thread of its own. Finish it with CVaultSecret_SessionOpenFinish.
 typedef struct CVaultSecret_SessionOpening CVaultSecret_SessionOpening;
-/// Starts CVaultSecret_SessionOpen on a thread of its own, so that the key exchange (mostly
-/// computation, here and in the provider) overlaps the search that a read makes meanwhile.
-/// `service` and `deadline` must outlive CVaultSecret_SessionOpenFinish. Returns NULL (with
-/// errno set) if the thread cannot start; then the session opens when first needed.
-CVaultSecret_SessionOpening *_Nullable CVaultSecret_SessionOpenStart(
-    CVaultSecret_Service *_Nonnull service, CVaultSecret_Deadline *_Nonnull deadline);
+/// Starts CVaultSecret_SessionOpen on a thread of its own (unless the session is open), so that
+/// the key agreement (mostly computation, here and in the provider) overlaps the connection and
+/// search that an operation makes meanwhile. `deadline` must outlive
+/// CVaultSecret_SessionOpenFinish. Returns NULL (with errno set) if the thread cannot start;
+/// then the session opens when first needed.
+CVaultSecret_SessionOpening *_Nullable CVaultSecret_SessionOpenStart(CVaultSecret_Deadline *_Nonnull deadline);
 /// Waits for the thread and frees `opening`: CVaultSecret_SessionOpen's result and error.
 bool CVaultSecret_SessionOpenFinish(
     CVaultSecret_SessionOpening *_Nonnull opening, CVaultSecret_Error *_Nullable *_Nonnull error);
+/// The secret of the item at `path` (one GetSecrets through the session, opened if need be), as
+/// *length bytes the caller releases with CVaultSecret_SecretFree. NULL with *error set on
+/// failure; NULL with *error unset when the provider sent no secret, or one that does not
+/// decrypt (the provider lost the session: a fresh one may work).
+uint8_t *_Nullable CVaultSecret_SecretForPath(
+    const char *_Nonnull path, size_t *_Nonnull length, CVaultSecret_Deadline *_Nonnull deadline,
+    CVaultSecret_Error *_Nullable *_Nonnull error);
+/// Wipes `length` bytes of `bytes` and frees them. NULL is ignored.
+void CVaultSecret_SecretFree(uint8_t *_Nullable bytes, size_t length);
+/// Replaces the secret of the item at `path` with `length` bytes of content type `contentType`
+/// (one SetSecret through the session). False with *error set on failure.
+bool CVaultSecret_ItemSetSecretAtPath(
+    const char *_Nonnull path, const uint8_t *_Nullable bytes, size_t length, const char *_Nonnull contentType,
+    CVaultSecret_Deadline *_Nonnull deadline, CVaultSecret_Error *_Nullable *_Nonnull error);
+/// Creates an item in the collection at `collection` (one CreateItem, never replacing an item)
+/// with `attributes`, `label` and the secret, and runs the prompt the provider may answer with
+/// (KeePassXC always does). True once created; false with *error set on failure, or with
+/// *prompted set when the prompt was dismissed (by someone, or when the deadline fired).
+bool CVaultSecret_ItemCreate(
+    CVaultSecret_Service *_Nonnull service, const char *_Nonnull collection, CVaultSecret_Attributes *_Nonnull attributes, const char *_Nonnull label,
+    const uint8_t *_Nullable bytes, size_t length, const char *_Nonnull contentType, bool *_Nonnull prompted,
+    CVaultSecret_Deadline *_Nonnull deadline, CVaultSecret_Error *_Nullable *_Nonnull error);
+
+// MARK: Changing items by object path
+
 /// Replaces the attributes of the item at `path` (its Attributes property, set with one
 /// Properties.Set): exactly `attributes` (no schema attribute added).
 /// Call after CVaultSecret_SessionBusConnect. False with *error set on failure.
 bool CVaultSecret_ItemSetAttributesAtPath(
     const char *_Nonnull path, CVaultSecret_Attributes *_Nonnull attributes, CVaultSecret_Deadline *_Nonnull deadline,
     CVaultSecret_Error *_Nullable *_Nonnull error);
-/// Replaces the secret of the item at `path` (one SetSecret), encrypted with the service's
-/// session, which must be open (CVaultSecret_SessionOpen). False with *error set on failure.
-bool CVaultSecret_ItemSetSecretAtPath(
-    CVaultSecret_Service *_Nonnull service, const char *_Nonnull path, CVaultSecret_Value *_Nonnull value,
-    CVaultSecret_Deadline *_Nonnull deadline, CVaultSecret_Error *_Nullable *_Nonnull error);
 /// A proxy for the item at `path`, to change or delete it. The caller owns the result
 /// (CVaultSecret_ItemUnref).
 CVaultSecret_Item *_Nullable CVaultSecret_ItemForPath(

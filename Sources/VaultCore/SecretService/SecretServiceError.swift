@@ -13,6 +13,8 @@ enum GLibErrorCode {
     static let dbusDomain = "g-dbus-error-quark"
     static let ioDomain = "g-io-error-quark"
     static let secretDomain = "secret-error"
+    /// The errors vault's own session makes (the shim's Session.c).
+    static let sessionDomain = "vault-secret-session-error"
 
     static let dbusServiceUnknown: Int32 = 2
     static let dbusNameHasNoOwner: Int32 = 3
@@ -157,7 +159,8 @@ extension VaultError {
     /// decrypt with "Can't find session" (and keeps a created item's attributes: the retry fills
     /// that item in place).
     static func isBrokenSession(_ error: GLibError) -> Bool {
-        error.message.contains("Client public key size is invalid")
+        error.domain == GLibErrorCode.sessionDomain
+            || error.message.contains("Client public key size is invalid")
             || error.message.contains("Received invalid secret from the secret storage")
             || error.message.contains("Can't find session")
     }

@@ -14,17 +14,16 @@ extension SecretServiceStore {
     /// silently left out.
     func items(matching query: [String: String], what: String) throws(VaultError) -> [AttributeItem] {
         try perform("reading \(what)") { call throws(VaultError) in
-            let service = try call.service()
-            let items = try call.search(service, query)
+            let items = try call.search(query)
             if items.contains(where: \.isLocked) {
                 throw VaultError(.cannotUnlock, "the keyring holding \(what) is locked; unlock it and retry")
             }
-            if items.isEmpty { try call.requireDefaultUnlocked(service, nil) }
+            if items.isEmpty { try call.requireDefaultUnlocked(nil) }
             var found: [AttributeItem] = []
             for item in items {
                 found.append(
                     AttributeItem(
-                        attributes: item.attributes, value: try call.secret(of: item, service),
+                        attributes: item.attributes, value: try call.secret(of: item),
                         created: item.created, modified: item.modified))
             }
             return found.sorted { ($0.modified, $0.created) > ($1.modified, $1.created) }
@@ -38,20 +37,20 @@ extension SecretServiceStore {
         label: String, value: [UInt8], what: String
     ) throws(VaultError) {
         try perform("writing \(what)") { call throws(VaultError) in
-            let service = try call.service()
-            let items = try call.search(service, query).filter { !$0.isLocked && isSame($0.attributes) }
+            let items = try call.search(query).filter { !$0.isLocked && isSame($0.attributes) }
             if let found = items.max(by: { ($0.modified, $0.created) < ($1.modified, $1.created) }) {
                 try call.setAttributes(of: found, attributes)
-                try call.setSecret(of: found, service, value)
+                try call.setSecret(of: found, value)
                 return
             }
+            let service = try call.service()
             guard let collection = try call.defaultCollection(service) else {
                 throw VaultError(.unavailable, "the Secret Service has no default keyring to store \(what) in")
             }
             if collection.isLocked {
                 throw VaultError(.cannotUnlock, "the default keyring is locked; unlock it to store \(what)")
             }
-            try call.createItem(in: collection, attributes, label: label, value: value)
+            try call.createItem(in: collection, service, attributes, label: label, value: value)
         }
     }
 
@@ -61,16 +60,16 @@ extension SecretServiceStore {
         matching query: [String: String], what: String, where shouldDelete: (AttributeItem) -> Bool
     ) throws(VaultError) {
         try perform("deleting \(what)") { call throws(VaultError) in
-            let service = try call.service()
-            let items = try call.search(service, query)
+            let items = try call.search(query)
             if items.contains(where: \.isLocked) {
                 throw VaultError(.cannotUnlock, "the keyring holding \(what) is locked; unlock it and retry")
             }
+            let service = items.isEmpty ? nil : try call.service()
             for item in items {
                 let found = AttributeItem(
-                    attributes: item.attributes, value: try call.secret(of: item, service), created: item.created,
+                    attributes: item.attributes, value: try call.secret(of: item), created: item.created,
                     modified: item.modified)
-                if shouldDelete(found) { try call.delete(call.proxy(service, for: item)) }
+                if shouldDelete(found), let service { try call.delete(call.proxy(service, for: item)) }
             }
         }
     }

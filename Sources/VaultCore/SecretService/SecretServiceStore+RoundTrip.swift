@@ -8,9 +8,8 @@ extension SecretServiceStore {
     static func roundTrip(timeout: Double, library: String = defaultLibrary) throws(VaultError) {
         let store = try SecretServiceStore(timeout: timeout, library: library)
         try store.performUnlocking("exchanging a session key with the Secret Service") { call throws(VaultError) in
-            let service = try call.service()
-            _ = try call.search(service, SecretServiceItems.query(service: "vault doctor"))
-            guard try call.check({ CVaultSecret_SessionOpen(service.pointer, call.deadline, &$0) }) else {
+            _ = try call.search(SecretServiceItems.query(service: "vault doctor"))
+            guard try call.check({ CVaultSecret_SessionOpen(call.deadline, &$0) }) else {
                 throw call.failedSilently("opening a session")
             }
         }

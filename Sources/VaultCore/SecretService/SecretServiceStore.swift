@@ -127,24 +127,23 @@ public final class SecretServiceStore: SecretStore {
 
     public func read(_ name: SecretName) throws(VaultError) -> SecretRecord? {
         try performUnlocking("reading '\(name)'") { call throws(VaultError) in
-            let service = try call.service()
-            // The key exchange overlaps the search; it is waited for (and its error kept) before
-            // the secret is asked for, and in any case before this operation ends.
-            let session = SessionOpening(service, call)
-            let items = try call.search(service, SecretServiceItems.query(name))
+            // The key agreement overlaps the connection and the search; it is waited for (and its
+            // error kept) before the secret is asked for, and in any case before this operation ends.
+            let session = SessionOpening(call)
+            let items = try call.search(SecretServiceItems.query(name))
             // The preferred unlocked item, passing over any whose write never finished.
             var candidates = items
             while let index = SecretServiceItems.preferred(candidates.map(\.candidate)) {
                 let item = candidates.remove(at: index)
                 try session.finish()
-                let value = try call.secret(of: item, service)
+                let value = try call.secret(of: item)
                 if SecretServiceItems.isHalfWritten(item.attributes, valueIsEmpty: value.isEmpty) { continue }
                 let metadata = SecretServiceItems.metadata(
                     attributes: item.attributes, created: item.created, modified: item.modified, now: .now())
                 return SecretRecord(name: name, value: value, metadata: metadata)
             }
-            if items.contains(where: \.isLocked) { throw call.lockedItems(service, name, items) }
-            if items.isEmpty { try call.requireDefaultUnlocked(service, name) }
+            if items.contains(where: \.isLocked) { throw call.lockedItems(name, items) }
+            if items.isEmpty { try call.requireDefaultUnlocked(name) }
             return nil
         }
     }
@@ -163,11 +162,10 @@ public final class SecretServiceStore: SecretStore {
         let lock = try lockForWriting()
         defer { withExtendedLifetime(lock) {} }
         return try performUnlocking("writing '\(name)'") { call throws(VaultError) -> SecretMetadata? in
-            let service = try call.service()
-            // As in a read, the key exchange overlaps the search (and an update's attributes); it
+            // As in a read, the key agreement overlaps the search (and an update's attributes); it
             // is waited for before the secret is written.
-            let session = SessionOpening(service, call)
-            let items = try call.search(service, SecretServiceItems.query(name))
+            let session = SessionOpening(call)
+            let items = try call.search(SecretServiceItems.query(name))
             if let index = SecretServiceItems.preferred(items.map(\.candidate)) {
                 let found = items[index]
                 let existing = SecretServiceItems.metadata(
@@ -181,7 +179,7 @@ public final class SecretServiceStore: SecretStore {
                 do throws(VaultError) {
                     try session.finish()
                     try record.withValueArray { (value) throws(VaultError) in
-                        try call.setSecret(of: found, service, value)
+                        try call.setSecret(of: found, value)
                     }
                 } catch {
                     // Best effort to put the old metadata back; the caller needs the first error.
@@ -194,16 +192,17 @@ public final class SecretServiceStore: SecretStore {
                 }
                 return existing
             }
-            if !items.isEmpty { throw call.lockedItems(service, name, items) }
+            if !items.isEmpty { throw call.lockedItems(name, items) }
+            let service = try call.service()
             guard let collection = try call.defaultCollection(service) else {
                 throw VaultError(.unavailable, "the Secret Service has no default keyring to store '\(name)' in")
             }
-            if collection.isLocked { throw call.lockedItems(service, name) }
+            if collection.isLocked { throw call.lockedItems(name) }
             try session.finish()
             let record = SecretRecord(name: name, value: value, metadata: metadata(nil))
             try record.withValueArray { (value) throws(VaultError) in
                 try call.createItem(
-                    in: collection, SecretServiceItems.attributes(for: record),
+                    in: collection, service, SecretServiceItems.attributes(for: record),
                     label: SecretServiceItems.label(for: name),
                     value: value)
             }
@@ -216,14 +215,14 @@ public final class SecretServiceStore: SecretStore {
         let lock = try lockForWriting()
         defer { withExtendedLifetime(lock) {} }
         return try performUnlocking("deleting '\(name)'") { call throws(VaultError) in
-            let service = try call.service()
-            let items = try call.search(service, SecretServiceItems.query(name))
+            let items = try call.search(SecretServiceItems.query(name))
             if items.isEmpty {
-                try call.requireDefaultUnlocked(service, name)
+                try call.requireDefaultUnlocked(name)
                 return false
             }
             // All or nothing: a locked duplicate would reappear after a partial delete.
-            if items.contains(where: \.isLocked) { throw call.lockedItems(service, name, items) }
+            if items.contains(where: \.isLocked) { throw call.lockedItems(name, items) }
+            let service = try call.service()
             for item in items { try call.delete(call.proxy(service, for: item)) }
             return true
         }
@@ -232,17 +231,16 @@ public final class SecretServiceStore: SecretStore {
     public func list(service: String?) throws(VaultError) -> [SecretEntry] {
         let what = service.map { "listing service '\($0)'" } ?? "listing all services"
         return try performUnlocking(what) { call throws(VaultError) in
-            let proxy = try call.service()
             let items: [Item]
             if let service {
-                items = try call.search(proxy, SecretServiceItems.query(service: service))
-                if items.isEmpty { try call.requireDefaultUnlocked(proxy, nil) }
+                items = try call.search(SecretServiceItems.query(service: service))
+                if items.isEmpty { try call.requireDefaultUnlocked(nil) }
             } else {
                 // Every item of every collection: KeePassXC answers a search without attributes
                 // with nothing, so a search cannot list everything.
                 items = try call.allItems()
             }
-            if items.contains(where: \.isLocked) { throw call.lockedItems(proxy, nil, items) }
+            if items.contains(where: \.isLocked) { throw call.lockedItems(nil, items) }
             var best: [SecretName: (entry: SecretEntry, candidate: SecretServiceItems.Candidate)] = [:]
             let now = Timestamp.now()
             for item in items {
@@ -404,9 +402,9 @@ struct Call {
     /// Why items are locked: their keyring is locked, or (when the default keyring is unlocked)
     /// the provider wants the user to approve vault first, as KeePassXC does with its
     /// "confirm access" setting.
-    func lockedItems(_ service: Owned, _ name: SecretName?, _ items: [Item] = []) -> VaultError {
+    func lockedItems(_ name: SecretName?, _ items: [Item] = []) -> VaultError {
         let what = name.map { "'\($0)'" } ?? "secrets"
-        let collection = try? defaultCollection(service)
+        let collection = try? defaultCollection(service())
         findings.lockedKeyring = collection?.isLocked == true
         if let collection, !collection.isLocked {
             findings.unapprovedItems = items.filter(\.isLocked).map(\.path)
@@ -426,23 +424,26 @@ struct Call {
 
     /// An empty result means "absent" only if the default keyring is not locked: a locked
     /// keyring may hide the item.
-    func requireDefaultUnlocked(_ service: Owned, _ name: SecretName?) throws(VaultError) {
-        guard let collection = try defaultCollection(service), collection.isLocked else { return }
+    func requireDefaultUnlocked(_ name: SecretName?) throws(VaultError) {
+        guard let collection = try defaultCollection(service()), collection.isLocked else { return }
         findings.lockedKeyring = true
         let what = name.map { "'\($0)'" } ?? "secrets"
         throw VaultError(.cannotUnlock, "the default keyring, which may hold \(what), is locked; unlock it and retry")
     }
 
     /// Searches by attributes, locked items included: one SearchItems, then each item's
-    /// properties in one call (no libsecret item proxies, which cost five calls each).
-    func search(_ service: Owned, _ attributes: [String: String]) throws(VaultError) -> [Item] {
+    /// properties in one call (no libsecret proxies: the service's costs five calls before its
+    /// first use, and an item's five).
+    func search(_ attributes: [String: String]) throws(VaultError) -> [Item] {
+        try connect()
         let table = Attributes(attributes)
-        return try readItems(paths { CVaultSecret_SearchPaths(service.pointer, table.pointer, deadline, &$0) })
+        return try readItems(paths { CVaultSecret_SearchPaths(table.pointer, deadline, &$0) })
     }
 
     /// The items of every collection; a locked collection (whose items may be hidden) throws.
     /// Read afresh each time: KeePassXC answers a search without attributes with nothing.
     func allItems() throws(VaultError) -> [Item] {
+        try connect()
         var items: [Item] = []
         for collection in try paths({ CVaultSecret_CollectionPaths(deadline, &$0) }) {
             var locked = false
@@ -523,16 +524,16 @@ struct Call {
             message: String(cString: CVaultSecret_ErrorMessage(error)))
     }
 
-    /// The item's secret. libsecret hands over none, without an error, when it cannot decrypt
-    /// what the provider sent (KWallet's failing key exchange): a fresh session may work.
-    func secret(of item: Item, _ service: Owned) throws(VaultError) -> [UInt8] {
-        guard let value = try check({ CVaultSecret_SecretForPath(service.pointer, item.path, deadline, &$0) }) else {
+    /// The item's secret. The provider sends none, without an error, for an item it holds back,
+    /// and vault reads none from a secret that does not decrypt (KWallet's failing key exchange):
+    /// a fresh session may work.
+    func secret(of item: Item) throws(VaultError) -> [UInt8] {
+        var length = 0
+        guard let bytes = try check({ CVaultSecret_SecretForPath(item.path, &length, deadline, &$0) }) else {
             findings.brokenSession = true
             throw failedSilently("the item has no secret")
         }
-        defer { CVaultSecret_ValueWipeAndUnref(value) }
-        var length = 0
-        let bytes = CVaultSecret_ValueBytes(value, &length)
+        defer { CVaultSecret_SecretFree(bytes, length) }
         return Array(UnsafeBufferPointer(start: bytes, count: length))
     }
 
@@ -546,27 +547,38 @@ struct Call {
 
     /// Replaces the item's secret (one SetSecret, no proxy), opening the session first if no
     /// one has.
-    func setSecret(of item: Item, _ service: Owned, _ value: [UInt8]) throws(VaultError) {
-        guard try check({ CVaultSecret_SessionOpen(service.pointer, deadline, &$0) }) else {
-            throw failedSilently("opening a session")
+    func setSecret(of item: Item, _ value: [UInt8]) throws(VaultError) {
+        let contentType = SecretServiceItems.contentType(for: value)
+        let set = try check { error in
+            value.withUnsafeBufferPointer {
+                CVaultSecret_ItemSetSecretAtPath(item.path, $0.baseAddress, $0.count, contentType, deadline, &error)
+            }
         }
-        let secret = try Value(value)
-        guard try check({ CVaultSecret_ItemSetSecretAtPath(service.pointer, item.path, secret.pointer, deadline, &$0) })
-        else {
-            throw failedSilently("setting the secret")
-        }
+        guard set else { throw failedSilently("setting the secret") }
     }
 
     func createItem(
-        in collection: KeyringCollection, _ attributes: [String: String], label: String, value: [UInt8]
+        in collection: KeyringCollection, _ service: Owned, _ attributes: [String: String], label: String,
+        value: [UInt8]
     ) throws(VaultError) {
         let table = Attributes(attributes)
-        let secret = try Value(value)
-        let created = try check {
-            CVaultSecret_ItemCreate(collection.pointer, table.pointer, label, secret.pointer, deadline, &$0)
+        let contentType = SecretServiceItems.contentType(for: value)
+        var prompted = false
+        let created = try check { error in
+            value.withUnsafeBufferPointer {
+                CVaultSecret_ItemCreate(
+                    service.pointer, collection.path, table.pointer, label, $0.baseAddress, $0.count, contentType,
+                    &prompted, deadline, &error)
+            }
         }
-        guard let created else { throw failedSilently("creating the item") }
-        CVaultSecret_ItemUnref(created)
+        if prompted {
+            findings.lockedKeyring = true
+            throw VaultError(
+                .cannotUnlock,
+                "the provider's prompt to create the item was dismissed while \(action) (the keyring "
+                    + "may have been locked meanwhile): unlock the keyring and retry")
+        }
+        guard created else { throw failedSilently("creating the item") }
     }
 
     func delete(_ item: Owned) throws(VaultError) {
@@ -605,12 +617,10 @@ final class Findings {
 final class SessionOpening {
     private var opening: OpaquePointer?
     private let call: Call
-    private let service: Owned  // kept alive until the thread is joined
 
-    init(_ service: Owned, _ call: Call) {
-        self.service = service
+    init(_ call: Call) {
         self.call = call
-        opening = CVaultSecret_SessionOpenStart(service.pointer, call.deadline)
+        opening = CVaultSecret_SessionOpenStart(call.deadline)
     }
 
     /// Waits for the session; throws the key exchange's failure.
@@ -649,6 +659,8 @@ final class KeyringCollection {
     init(_ pointer: OpaquePointer) { self.pointer = pointer }
     deinit { CVaultSecret_CollectionUnref(pointer) }
     var isLocked: Bool { CVaultSecret_CollectionIsLocked(pointer) }
+    /// Its D-Bus object path.
+    var path: String { String(cString: CVaultSecret_CollectionPath(pointer)) }
 }
 
 /// An item found by a search: its object path and the properties read with it.
@@ -689,18 +701,4 @@ final class Attributes {
         }
         return result
     }
-}
-
-/// A SecretValue holding a copy of the bytes, wiped when released.
-final class Value {
-    let pointer: OpaquePointer
-
-    init(_ bytes: [UInt8]) throws(VaultError) {
-        let contentType = SecretServiceItems.contentType(for: bytes)
-        let created = bytes.withUnsafeBufferPointer { CVaultSecret_ValueNew($0.baseAddress, $0.count, contentType) }
-        guard let created else { throw VaultError(.other, "out of memory for a \(bytes.count)-byte secret") }
-        pointer = created
-    }
-
-    deinit { CVaultSecret_ValueWipeAndUnref(pointer) }
 }
