@@ -443,6 +443,17 @@ static GVariant *encode_secret(
     return secret;
 }
 
+// encode_secret through the process's session, opened if need be.
+static GVariant *encode_through_session(
+    const uint8_t *bytes, size_t length, const char *content_type, CVaultSecret_Deadline *deadline,
+    CVaultSecret_Error **error) {
+    Session *session = session_copy(deadline, error);
+    if (session == NULL) return NULL;
+    GVariant *secret = encode_secret(session, bytes, length, content_type, error);
+    session_free(session);
+    return secret;
+}
+
 // The bytes of a Secret struct sent through `session`, malloc'd (one byte at least, so that an
 // empty secret is not NULL), or NULL if it does not decrypt or unpad: sent with another key.
 static uint8_t *decode_secret(const Session *session, GVariant *secret, size_t *length) {
@@ -522,10 +533,7 @@ void CVaultSecret_SecretFree(uint8_t *_Nullable bytes, size_t length) {
 bool CVaultSecret_ItemSetSecretAtPath(
     const char *_Nonnull path, const uint8_t *_Nullable bytes, size_t length, const char *_Nonnull contentType,
     CVaultSecret_Deadline *_Nonnull deadline, CVaultSecret_Error *_Nullable *_Nonnull error) {
-    Session *session = session_copy(deadline, error);
-    if (session == NULL) return false;
-    GVariant *secret = encode_secret(session, bytes, length, contentType, error);
-    session_free(session);
+    GVariant *secret = encode_through_session(bytes, length, contentType, deadline, error);
     if (secret == NULL) return false;
     GVariant *reply = CVaultSecret_BusCall(
         SECRETS, path, "org.freedesktop.Secret.Item", "SetSecret", fn.g_variant_new_tuple(&secret, 1),
@@ -536,14 +544,12 @@ bool CVaultSecret_ItemSetSecretAtPath(
 }
 
 bool CVaultSecret_ItemCreate(
-    CVaultSecret_Service *_Nonnull service, const char *_Nonnull collection, CVaultSecret_Attributes *_Nonnull attributes, const char *_Nonnull label,
+    CVaultSecret_Service *_Nonnull service, const char *_Nonnull collection,
+    CVaultSecret_Attributes *_Nonnull attributes, const char *_Nonnull label,
     const uint8_t *_Nullable bytes, size_t length, const char *_Nonnull contentType, bool *_Nonnull prompted,
     CVaultSecret_Deadline *_Nonnull deadline, CVaultSecret_Error *_Nullable *_Nonnull error) {
     *prompted = false;
-    Session *session = session_copy(deadline, error);
-    if (session == NULL) return false;
-    GVariant *secret = encode_secret(session, bytes, length, contentType, error);
-    session_free(session);
+    GVariant *secret = encode_through_session(bytes, length, contentType, deadline, error);
     if (secret == NULL) return false;
     GVariant *properties[2] = {
         fn.g_variant_new_dict_entry(

@@ -11,6 +11,13 @@ import VaultTestSupport
 struct SecretServiceSessionTests {
     static let openDH = "OpenSession dh-ietf1024-sha256-aes128-cbc-pkcs7"
 
+    /// One `vault get a` against the fake in `mode`: the run (get.out, get.err, get.status) and
+    /// the fake's log of calls.
+    static func get(mode: String) throws -> (run: HarnessScript, calls: [Substring]) {
+        let run = try FakeSecretService.run(mode: mode, commands: FakeSecretService.vault("get", "get a"))
+        return (run, run.read("calls").split(separator: "\n"))
+    }
+
     @Test("secrets travel encrypted both ways, one key agreement per process, a 128-byte public key")
     func encryptedBothWays() throws {
         let run = try FakeSecretService.run(
@@ -35,9 +42,8 @@ struct SecretServiceSessionTests {
 
     @Test("a shared secret with a zero first byte is not used: that session is closed and another agreed")
     func ambiguousSecretIsNotUsed() throws {
-        let run = try FakeSecretService.run(mode: "dh-ambiguous", commands: FakeSecretService.vault("get", "get a"))
+        let (run, calls) = try Self.get(mode: "dh-ambiguous")
         defer { run.cleanUp() }
-        let calls = run.read("calls").split(separator: "\n")
         #expect(run.read("get.status") == "0", "\(run.read("get.err")) \(run.read("fake.err"))")
         #expect(run.read("get.out") == "fake value")
         #expect(calls.filter { $0 == Self.openDH }.count == 2, "\(calls)")
@@ -47,9 +53,8 @@ struct SecretServiceSessionTests {
 
     @Test("a provider's public value of 1 (a key anyone knows) is refused: no secret is asked for")
     func degeneratePublicValueIsRefused() throws {
-        let run = try FakeSecretService.run(mode: "dh-invalid", commands: FakeSecretService.vault("get", "get a"))
+        let (run, calls) = try Self.get(mode: "dh-invalid")
         defer { run.cleanUp() }
-        let calls = run.read("calls").split(separator: "\n")
         #expect(run.read("get.status") == "9", "\(run.read("get.err"))")
         #expect(run.read("get.out").isEmpty)
         #expect(run.read("get.err").contains("the Secret Service provider sent an invalid session key"))
@@ -61,9 +66,8 @@ struct SecretServiceSessionTests {
 
     @Test("a secret that does not decrypt to valid padding is not handed over: a fresh session reads it")
     func badPaddingIsRetried() throws {
-        let run = try FakeSecretService.run(mode: "bad-padding", commands: FakeSecretService.vault("get", "get a"))
+        let (run, calls) = try Self.get(mode: "bad-padding")
         defer { run.cleanUp() }
-        let calls = run.read("calls").split(separator: "\n")
         #expect(run.read("get.status") == "0", "\(run.read("get.err")) \(run.read("fake.err"))")
         #expect(run.read("get.out") == "fake value")
         #expect(calls.filter { $0 == "GetSecrets" }.count == 2, "\(calls)")
