@@ -154,10 +154,11 @@ extension VaultError {
         error.message.contains("libqca-ossl") || error.message.contains("createDLGroup failed")
     }
 
-    /// Whether the error is one of KWallet's transient failures of the session key exchange
-    /// (about 1 call in 100): a fresh session usually works. KWallet answers a secret it cannot
-    /// decrypt with "Can't find session" (and keeps a created item's attributes: the retry fills
-    /// that item in place).
+    /// Whether the error says the session is broken, so that a fresh one may work: vault's own
+    /// session refused the provider's key or could not agree one (`sessionDomain`), or KWallet
+    /// failed its side of the key exchange. KWallet answers a secret it cannot decrypt with
+    /// "Can't find session" (and keeps a created item's attributes: the retry fills that item in
+    /// place).
     static func isBrokenSession(_ error: GLibError) -> Bool {
         error.domain == GLibErrorCode.sessionDomain
             || error.message.contains("Client public key size is invalid")
