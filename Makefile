@@ -18,14 +18,17 @@ FUZZ_SECONDS ?= 60
 # The short fuzz run of `make test` (CI): seconds per fuzz target.
 FUZZ_SMOKE_SECONDS ?= 12
 
-# Debian packages: libsecret's headers for the shim (the binary loads libsecret at run time);
-# g++ for the static libstdc++ of the release build.
-BUILD_PACKAGES = libsecret-1-dev pkg-config g++
+# Debian packages: g++ for the static libstdc++ of the release build. No -dev package: the C
+# shims compile against their own copies of the few libsecret, GLib and libcurl declarations they
+# use (Sources/CVaultSecret/glib_abi.h, gcrypt_abi.h, Sources/CVaultHTTP/curl_abi.h), and vault
+# loads those libraries at run time (checked: the shims build with those headers hidden).
+BUILD_PACKAGES = g++
 # Peers and a private Secret Service for the tests; python3 inflates the zlib test vectors;
 # zsh, fish and groff check the completion scripts and the man page; strace injects SIGKILL at
-# each system call of a write (crash-safety tests); util-linux has setpriv; libcurl4-openssl-dev has the
-# curl headers HTTPABITests checks the HTTP shim against (vault itself loads libcurl at run time).
-TEST_PACKAGES = $(BUILD_PACKAGES) age libsecret-1-0 libsecret-tools gnome-keyring dbus libglib2.0-bin python3 \
+# each system call of a write (crash-safety tests); util-linux has setpriv; the real headers the
+# ABI tests compile the shims' copies against: libsecret-1-dev with pkg-config (SecretServiceABITests;
+# GitLibsecretInteropTests builds git's libsecret helper with them), libcurl4-openssl-dev (HTTPABITests).
+TEST_PACKAGES = $(BUILD_PACKAGES) libsecret-1-dev pkg-config age libsecret-1-0 libsecret-tools gnome-keyring dbus libglib2.0-bin python3 \
 	python3-keyring python3-dbus python3-gi python3-cryptography gcc binutils zsh fish groff-base strace util-linux \
 	python3-venv curl libcurl4 git keepassxc libkf5wallet-bin libqca-qt5-2-plugins xvfb xdotool \
 	docker-registry skopeo apache2-utils bash-completion libcurl4-openssl-dev

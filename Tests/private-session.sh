@@ -2,9 +2,10 @@
 # sourced by Tests/with-keepassxc.sh and Tests/with-kwallet.sh, never run.
 #
 # It makes a throw-away directory ($base) with a HOME, XDG directories and TMPDIR for the
-# provider, and starts a D-Bus session bus of its own there, without service activation (no
-# <servicedir>: when the provider is gone, nothing is started in its place, and nothing the tests
-# do reaches the caller's bus). DBUS_SESSION_BUS_ADDRESS names that bus from then on. Programs
+# provider, and starts a D-Bus session bus of its own there (Tests/bus.sh, start_private_bus:
+# without service activation, so when the provider is gone nothing is started in its place, and
+# nothing the tests do reaches the caller's bus). DBUS_SESSION_BUS_ADDRESS names that bus from
+# then on. Programs
 # the sourcing script starts in the background are added to $pids; at exit they are stopped by
 # process id, newest first (SIGTERM, then SIGKILL: a provider with a dialog open may ignore
 # SIGTERM), then the bus, and $base is removed. The script's exit status is kept.
@@ -59,13 +60,10 @@ fail() {
 mkdir -m 700 "$home" "$base/runtime" "$base/tmp"
 mkdir -p "$home/.config" "$home/.local/share" "$home/.cache"
 
-# --fork returns once the bus listens; it prints its address and process id first.
 : "${here:?private-session.sh is sourced by a script that sets here to the Tests folder}"
-dbus-daemon --config-file="$here/private-bus.conf" --address="unix:path=$base/bus" --fork --print-address=3 --print-pid=4 \
-    3>"$base/bus.address" 4>"$base/bus.pid"
-bus_pid=$(cat "$base/bus.pid")
-DBUS_SESSION_BUS_ADDRESS=$(cat "$base/bus.address")
-export DBUS_SESSION_BUS_ADDRESS
+bus_tests=$here
+. "$here/bus.sh"
+start_private_bus "$base/bus" || fail "the private D-Bus session bus did not start"
 
 # Runs a program as the provider sees the world: its own HOME, XDG directories and TMPDIR, this
 # bus as both session and system bus (providers listen for screen-lock and sleep signals on both),
@@ -92,12 +90,6 @@ start() {
     pids="$pids $pid"
 }
 
-# Succeeds when the bus name `$1` has an owner.
-owned() {
-    gdbus call --session --dest org.freedesktop.DBus --object-path /org/freedesktop/DBus \
-        --method org.freedesktop.DBus.NameHasOwner "$1" 2>/dev/null | grep -q true
-}
-
 # Succeeds when the Secret Service's default collection exists and is unlocked.
 default_collection_unlocked() {
     collection=$(gdbus call --session --dest org.freedesktop.secrets --object-path /org/freedesktop/secrets \
@@ -109,13 +101,14 @@ default_collection_unlocked() {
         | grep -q false
 }
 
-# Waits up to 20 s for the check `$@` to succeed while process `$pid` (the provider) runs.
+# Waits up to 20 s for the check `$@` (`owned NAME`, Tests/bus.sh, or a function here) to succeed
+# while process `$pid` (the provider) runs.
 await() {
-    tries=0
-    until "$@"; do
-        kill -0 "$pid" 2>/dev/null || fail "the provider exited while waiting for: $*"
-        tries=$((tries + 1))
-        [ "$tries" -lt 200 ] || fail "not ready within 20 s: $*"
-        sleep 0.1
-    done
+    waited=0
+    wait_until 20 -p "$pid" "$@" || waited=$?
+    case "$waited" in
+        0) ;;
+        2) fail "the provider exited while waiting for: $*" ;;
+        *) fail "not ready within 20 s: $*" ;;
+    esac
 }

@@ -21,9 +21,9 @@ if ! command -v gnome-keyring-daemon >/dev/null 2>&1; then
     echo "$0: gnome-keyring-daemon is not installed (apt-get install gnome-keyring)" >&2
     exit 2
 fi
-if command -v gdbus >/dev/null 2>&1 \
-    && gdbus call --session --dest org.freedesktop.DBus --object-path /org/freedesktop/DBus \
-        --method org.freedesktop.DBus.NameHasOwner org.freedesktop.secrets 2>/dev/null | grep -q true; then
+bus_tests=$(cd "$(dirname "$0")" && pwd)
+. "$bus_tests/bus.sh"
+if command -v gdbus >/dev/null 2>&1 && owned org.freedesktop.secrets; then
     echo "$0: a Secret Service already runs on this bus; run me inside dbus-run-session" >&2
     exit 2
 fi
@@ -41,17 +41,9 @@ printf '%s' "$password" | env HOME="$keyring_home" XDG_DATA_HOME="$keyring_home/
     gnome-keyring-daemon --unlock --components=secrets --daemonize >/dev/null
 
 # Wait (up to 5 s) until the daemon owns org.freedesktop.secrets on the bus.
-if command -v gdbus >/dev/null 2>&1; then
-    tries=0
-    until gdbus call --session --dest org.freedesktop.DBus --object-path /org/freedesktop/DBus \
-        --method org.freedesktop.DBus.NameHasOwner org.freedesktop.secrets 2>/dev/null | grep -q true; do
-        tries=$((tries + 1))
-        if [ "$tries" -ge 50 ]; then
-            echo "$0: gnome-keyring-daemon did not appear on the session bus" >&2
-            exit 1
-        fi
-        sleep 0.1
-    done
+if command -v gdbus >/dev/null 2>&1 && ! wait_until 5 owned org.freedesktop.secrets; then
+    echo "$0: gnome-keyring-daemon did not appear on the session bus" >&2
+    exit 1
 fi
 
 export VAULT_TEST_KEYRING=1

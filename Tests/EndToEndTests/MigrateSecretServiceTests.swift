@@ -7,7 +7,8 @@ import VaultTestSupport
 /// Tests/with-keyring.sh for a private gnome-keyring), through the built binary.
 @Suite("Migrate command, file and secret-service", .kwalletSessionFlakes)
 struct MigrateSecretServiceTests {
-    /// A runner with the keyring, a unique service, and a vault file for that service.
+    /// One test's setup over the shared keyring fixture (``SessionKeyring``): a runner on the
+    /// session keyring, a unique service, and a vault file for that service.
     struct Keyring {
         var vault: VaultRunner
         let identity = X25519Identity.generate()
@@ -40,11 +41,7 @@ struct MigrateSecretServiceTests {
         }
 
         /// How many keyring items the service has (duplicates included).
-        func itemCount() throws -> Int {
-            let found = try runTool(
-                "/usr/bin/secret-tool", ["search", "--all", "service", service], environment: vault.environment)
-            return found.stdoutText.split(separator: "\n").filter { $0.hasPrefix("[/") }.count
-        }
+        func itemCount() throws -> Int { try SessionKeyring.itemCount(service, environment: vault.environment) }
 
         /// Leaves an item for `account` as a write that never finished leaves it: vault's
         /// attributes for a value that is not empty, and an empty value. On KWallet through the

@@ -46,9 +46,9 @@ struct MigrationInterruptionTests {
 
     @Test("a rerun after an interruption at any operation finishes the job", arguments: cases)
     func interruptedAnywhere(_ test: Case) throws {
-        if test.usesKeyring { try TestKeyring.require() }
+        if test.usesKeyring { try SessionKeyring.require() }
         let services = Services(test)
-        defer { if test.usesKeyring { TestKeyring.clean(services.all) } }
+        defer { if test.usesKeyring { SessionKeyring.clean(services.all) } }
 
         let counting = OperationBudget()
         try Arrangement(test, services).migrate(budget: counting)
@@ -98,7 +98,7 @@ struct MigrationInterruptionTests {
             self.test = test
             self.services = services
             scratch = try ScratchFiles()
-            if test.usesKeyring { TestKeyring.clean(services.all) }
+            if test.usesKeyring { SessionKeyring.clean(services.all) }
 
             var moving = try Samples.records(service: services.scope, count: test.count, large: 4096)
             var outside = try Samples.records(service: services.other, count: 2, prefix: "outside")
@@ -138,7 +138,7 @@ struct MigrationInterruptionTests {
         static func open(_ backend: Backend, _ file: String, in scratch: ScratchFiles) throws -> any SecretStore {
             switch backend {
             case .file: return scratch.store(file)
-            case .secretService: return try SecretServiceStore(timeout: TestKeyring.timeout)
+            case .secretService: return try SecretServiceStore(timeout: SessionKeyring.timeout)
             }
         }
 

@@ -148,10 +148,10 @@ struct SecretServiceFailureTests {
 extension SecretServiceFailureTests {
     @Test("an update whose deadline fires after its attributes puts the old metadata back")
     func restoreAfterDeadline() throws {
-        try TestKeyring.require()
+        try SessionKeyring.require()
         let service = uniqueKeyringService("restore")
-        defer { TestKeyring.clean([service]) }
-        let plain = try SecretServiceStore(timeout: TestKeyring.timeout)
+        defer { SessionKeyring.clean([service]) }
+        let plain = try SecretServiceStore(timeout: SessionKeyring.timeout)
         let old = SecretRecord(
             name: try SecretName(service: service, account: "token"), value: Array("old".utf8),
             metadata: SecretMetadata(

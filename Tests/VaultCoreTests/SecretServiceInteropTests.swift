@@ -12,11 +12,11 @@ import VaultTestSupport
 struct SecretServiceInteropTests {
     @Test("vault reads what secret-tool stored, and secret-tool reads what vault wrote")
     func secretToolBothWays() throws {
-        try TestKeyring.require()
+        try SessionKeyring.require()
         let secretTool = try requireSecretTool()
         let service = uniqueKeyringService("secret-tool")
-        defer { TestKeyring.clean([service]) }
-        let store = try SecretServiceStore(timeout: TestKeyring.timeout)
+        defer { SessionKeyring.clean([service]) }
+        let store = try SecretServiceStore(timeout: SessionKeyring.timeout)
 
         let alice = try SecretName(service: service, account: "alice")
         let stored = try runTool(
@@ -51,11 +51,11 @@ struct SecretServiceInteropTests {
 
     @Test("python3-keyring and vault read each other's secrets")
     func pythonKeyring() throws {
-        try TestKeyring.require()
+        try SessionKeyring.require()
         try requireKeyringComponent(Python.missing)
         let service = uniqueKeyringService("python")
-        defer { TestKeyring.clean([service]) }
-        let store = try SecretServiceStore(timeout: TestKeyring.timeout)
+        defer { SessionKeyring.clean([service]) }
+        let store = try SecretServiceStore(timeout: SessionKeyring.timeout)
 
         try Python.set(service, "carol", "from python ✓")
         let carol = try SecretName(service: service, account: "carol")
@@ -69,12 +69,12 @@ struct SecretServiceInteropTests {
 
     @Test("writing over another tool's item updates that item in place and keeps its attributes")
     func updatesForeignItemInPlace() throws {
-        try TestKeyring.require()
+        try SessionKeyring.require()
         try requireKeyringComponent(Python.missing)
         let secretTool = try requireSecretTool()
         let service = uniqueKeyringService("in-place")
-        defer { TestKeyring.clean([service]) }
-        let store = try SecretServiceStore(timeout: TestKeyring.timeout)
+        defer { SessionKeyring.clean([service]) }
+        let store = try SecretServiceStore(timeout: SessionKeyring.timeout)
 
         try Python.set(service, "erin", "old")
         let erin = try SecretName(service: service, account: "erin")
@@ -94,11 +94,11 @@ struct SecretServiceInteropTests {
 
     @Test("vault's items have a readable label, the generic schema and RFC 3339 metadata")
     func itemLayout() throws {
-        try TestKeyring.require()
+        try SessionKeyring.require()
         let secretTool = try requireSecretTool()
         let service = uniqueKeyringService("layout")
-        defer { TestKeyring.clean([service]) }
-        let store = try SecretServiceStore(timeout: TestKeyring.timeout)
+        defer { SessionKeyring.clean([service]) }
+        let store = try SecretServiceStore(timeout: SessionKeyring.timeout)
 
         let name = try SecretName(service: service, account: "frank")
         let metadata = SecretMetadata(

@@ -12,14 +12,14 @@ import VaultTestSupport
 struct SecretServiceListingTests {
     @Test("list(service: nil) succeeds while another process creates and deletes items")
     func listWhileDeleting() throws {
-        try TestKeyring.require()
+        try SessionKeyring.require()
         let churn = uniqueKeyringService("churn")
         let steady = uniqueKeyringService("steady")
-        defer { TestKeyring.clean([churn, steady]) }
+        defer { SessionKeyring.clean([churn, steady]) }
         let steadyCount = 100
         // Through vault's store, which retries KWallet's failed key exchanges; a client that
         // does not would fail now and then in 100 writes.
-        let store = try SecretServiceStore(timeout: TestKeyring.timeout)
+        let store = try SecretServiceStore(timeout: SessionKeyring.timeout)
         let time = Timestamp.now()
         for index in 0..<steadyCount {
             try store.write(

@@ -50,11 +50,6 @@ public func requireKeyringComponent(_ reason: String?, sourceLocation: SourceLoc
     try requireComponent(reason, required: keyringIsRequired, sourceLocation: sourceLocation)
 }
 
-/// A Secret Service service name no other run or test uses.
-public func uniqueKeyringService(_ purpose: String) -> String {
-    "vault-test-\(purpose)-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-}
-
 /// The Python virtual environment `make test` builds (`make test-venv`): VAULT_TEST_VENV, else
 /// `.build/test-venv` in the package. Its `bin/` holds the PyPI tools (bao, the OAuth server's
 /// Python).

@@ -1,8 +1,5 @@
 public import Foundation
 
-/// Whether the tests run in CI, where missing tools and data are failures rather than skips.
-public let isCI = ProcessInfo.processInfo.environment["CI"] == "true"
-
 /// The package root: the nearest folder above this file (symlinks resolved) holding Package.swift.
 public func packageRoot(file: String = #filePath) -> URL? {
     var directory = URL(fileURLWithPath: file).resolvingSymlinksInPath().deletingLastPathComponent()

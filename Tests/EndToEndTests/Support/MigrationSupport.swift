@@ -1,10 +1,9 @@
 import Foundation
-import Testing
 import VaultAge
 import VaultTestSupport
 
 // Helpers for the end-to-end migration tests: vault files written and read directly in the
-// documented format (docs/file-format.md), and the session's keyring.
+// documented format (docs/file-format.md). The session keyring: SessionKeyring+Runner.swift.
 
 /// One secret as a vault file stores it.
 struct StoredSecret: Equatable, CustomStringConvertible {
@@ -81,32 +80,5 @@ enum VaultFile {
                 expires: index % 7 == 3 ? "2030-01-01T00:00:00Z" : nil)
         }
         return secrets
-    }
-}
-
-/// The session's Secret Service, for end-to-end tests of the secret-service backend.
-enum SessionKeyring {
-    /// The variables a child process needs to reach the session bus.
-    static var environment: [String: String] {
-        let inherited = ProcessInfo.processInfo.environment
-        var result: [String: String] = [:]
-        for name in ["DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR"] { result[name] = inherited[name] }
-        return result
-    }
-
-    /// Gives `vault` the session bus if a Secret Service answers there. Otherwise fails the test
-    /// where a keyring is required (`keyringIsRequired`: make test, Tests/with-keyring.sh) and
-    /// skips it elsewhere.
-    static func require(_ vault: inout VaultRunner, sourceLocation: SourceLocation = #_sourceLocation) throws {
-        vault.environment.merge(environment) { $1 }
-        let probe = try vault.run(["--backend", "secret-service", "ls", "--service", "vault-e2e-probe"])
-        guard probe.status != 0 else { return }
-        let reason = "no usable Secret Service: \(probe.stderr.trimmingCharacters(in: .whitespacesAndNewlines))"
-        try requireKeyringComponent(reason, sourceLocation: sourceLocation)
-    }
-
-    /// Deletes every item of the service (best effort).
-    static func clear(_ service: String, _ vault: VaultRunner) {
-        _ = try? runTool("/usr/bin/secret-tool", ["clear", "service", service], environment: vault.environment)
     }
 }

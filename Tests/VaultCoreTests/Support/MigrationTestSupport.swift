@@ -40,12 +40,12 @@ struct StorePair {
     let service: String
     private var usesKeyring: Bool { ends.first == .secretService || ends.second == .secretService }
 
-    /// Two ends; a Secret Service end needs a keyring (``TestKeyring/require(sourceLocation:)``).
+    /// Two ends; a Secret Service end needs a keyring (``SessionKeyring/require(sourceLocation:)``).
     init(_ first: End, _ second: End, purpose: String) throws {
         ends = (first, second)
         scratch = try ScratchFiles()
         let keyring = first == .secretService || second == .secretService
-        if keyring { try TestKeyring.require() }
+        if keyring { try SessionKeyring.require() }
         service = keyring ? uniqueKeyringService(purpose) : "vault"
     }
 
@@ -55,11 +55,11 @@ struct StorePair {
     private func open(_ end: End) throws -> any SecretStore {
         switch end {
         case .file(let name): scratch.store(name)
-        case .secretService: try SecretServiceStore(timeout: TestKeyring.timeout)
+        case .secretService: try SecretServiceStore(timeout: SessionKeyring.timeout)
         }
     }
 
-    func cleanUp() { if usesKeyring { TestKeyring.clean([service]) } }
+    func cleanUp() { if usesKeyring { SessionKeyring.clean([service]) } }
 }
 
 enum Samples {

@@ -4,10 +4,10 @@ import VaultTestSupport
 
 @testable import VaultCore
 
-// Helpers for the Secret Service tests: is a keyring reachable, and the contract fixture.
+// The session keyring in process: SessionKeyring (VaultTestSupport) probed and cleaned through
+// the store, and the contract fixture.
 
-/// Whether the tests can use the session's Secret Service, and what to do if not.
-enum TestKeyring {
+extension SessionKeyring {
     /// Seconds for every Secret Service call in the tests.
     static let timeout = 10.0
 
@@ -22,13 +22,13 @@ enum TestKeyring {
     }()
 
     /// Returns normally if the keyring is usable; otherwise fails the test where a keyring is
-    /// required, and cancels (skips) it with the reason elsewhere (``requireKeyringComponent``).
+    /// required, and cancels (skips) it with the reason elsewhere (``require(problem:sourceLocation:)``).
     static func require(sourceLocation: SourceLocation = #_sourceLocation) throws {
-        try requireKeyringComponent(
-            problem.map { "no usable Secret Service: \($0.message)" }, sourceLocation: sourceLocation)
+        try require(problem: problem?.message, sourceLocation: sourceLocation)
     }
 
-    /// Deletes everything in these services (best effort: clean-up must not hide a test's result).
+    /// Deletes everything in these services through the store (best effort: clean-up must not
+    /// hide a test's result).
     static func clean(_ services: [String]) {
         guard let store = try? SecretServiceStore(timeout: timeout) else { return }
         for service in services {
@@ -48,13 +48,13 @@ extension StoreFixture {
         return StoreFixture(description: "secret-service", service: service, usesSecretService: true) {
             secretServiceLock.wait()
             do {
-                try TestKeyring.require()
-                let store = try SecretServiceStore(timeout: TestKeyring.timeout)
-                TestKeyring.clean([service, service + "-other"])
+                try SessionKeyring.require()
+                let store = try SecretServiceStore(timeout: SessionKeyring.timeout)
+                SessionKeyring.clean([service, service + "-other"])
                 return (
                     store,
                     {
-                        TestKeyring.clean([service, service + "-other"])
+                        SessionKeyring.clean([service, service + "-other"])
                         secretServiceLock.signal()
                     }
                 )

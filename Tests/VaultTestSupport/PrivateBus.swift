@@ -1,21 +1,22 @@
-import Foundation
+public import Foundation
 import Testing
-import VaultTestSupport
 
 /// A D-Bus session bus of a test's own, with whatever should (or should not) answer on it.
 ///
 /// libsecret talks to the bus named by DBUS_SESSION_BUS_ADDRESS and keeps that connection for
 /// the life of the process, so tests that need a different bus (no provider, a provider that
 /// never answers, a locked keyring) start one here and run the store in a child process (an
-/// exit test) whose environment points at it. The bus has no service activation, so nothing
-/// starts on it unless the test starts it. Everything started is stopped by process id.
-final class PrivateBus {
-    let directory: URL
-    let address: String
+/// exit test) whose environment points at it. The bus is the shell scripts' private bus and is
+/// waited for by their loop (Tests/bus.sh): it has no service activation, so nothing starts on it
+/// unless the test starts it (``launch(_:_:_:_:stdin:)``, then ``waitForName(_:timeout:)``).
+/// Everything started is stopped by process id.
+public final class PrivateBus {
+    public let directory: URL
+    public let address: String
     private var processes: [pid_t] = []
 
     /// What to run on the bus besides the bus itself.
-    enum Peer {
+    public enum Peer {
         /// Nothing: the Secret Service name has no owner and cannot be activated.
         case none
         /// A process that owns org.freedesktop.secrets and never answers a call.
@@ -25,7 +26,7 @@ final class PrivateBus {
     }
 
     /// The programs a peer needs, or why the test cannot run here.
-    static func missingTools(for peer: Peer) -> String? {
+    public static func missingTools(for peer: Peer) -> String? {
         var tools = ["dbus-daemon", "gdbus"]
         switch peer {
         case .none: break
@@ -43,13 +44,14 @@ final class PrivateBus {
             && (try? runTool("/usr/bin/python3", ["-c", "import dbus"], timeout: 30).status) == 0
     }
 
-    init(_ peer: Peer) throws {
+    public init(_ peer: Peer) throws {
         directory = try makeTemporaryDirectory(prefix: "vault-bus")
         try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: directory.path)
         let socket = directory.appendingPathComponent("bus").path
         address = "unix:path=\(socket)"
         do {
             try startBus(socket: socket)
+            try waitUntil("the private bus at \(socket)", "test", "-S", socket)
             switch peer {
             case .none: break
             case .silentOwner: try startSilentOwner()
@@ -64,17 +66,17 @@ final class PrivateBus {
     deinit { stop() }
 
     /// The environment for a program (or exit test) that should use this bus.
-    var environment: [String: String] { ["DBUS_SESSION_BUS_ADDRESS": address] }
+    public var environment: [String: String] { ["DBUS_SESSION_BUS_ADDRESS": address] }
 
     /// Runs a program against this bus.
-    func run(_ executable: String, _ arguments: [String], stdin: [UInt8] = []) throws -> ToolResult {
+    public func run(_ executable: String, _ arguments: [String], stdin: [UInt8] = []) throws -> ToolResult {
         try runTool(
             executable, arguments, input: stdin, environment: inheritedEnvironment(adding: environment), timeout: 20,
             ownGroup: true)
     }
 
     /// Stores a secret with secret-tool, then locks the login keyring (a keyring peer only).
-    func storeAndLock(service: String, account: String) throws {
+    public func storeAndLock(service: String, account: String) throws {
         let stored = try run(
             findExecutable("secret-tool")!,
             ["store", "--label=locked test", "service", service, "username", account], stdin: Array("value".utf8))
@@ -90,13 +92,15 @@ final class PrivateBus {
     }
 
     /// Stops everything this bus started, newest first, by process id.
-    func stop() {
+    public func stop() {
         for pid in processes.reversed() { stopChild(pid) }
         processes = []
         try? FileManager.default.removeItem(at: directory)
     }
 
-    private func launch(
+    /// Starts a program on this bus in the background, its stdin from `stdin` and its output in
+    /// NAME.out and NAME.err in ``directory`` (shown when a wait fails); stopped with the bus.
+    public func launch(
         _ name: String, _ executable: String, _ arguments: [String], _ environment: [String: String] = [:],
         stdin: [UInt8] = []
     ) throws {
@@ -109,14 +113,16 @@ final class PrivateBus {
         processes.append(pid)
     }
 
+    /// Waits until `name` has an owner on this bus (a peer ``launch(_:_:_:_:stdin:)`` started).
+    public func waitForName(_ name: String, timeout: Int = 10) throws {
+        try waitUntil("\(name) on the private bus", timeout: timeout, "owned", name)
+    }
+
+    /// The bus itself: Tests/bus.sh's exec_private_bus, so its process id is the bus's.
     private func startBus(socket: String) throws {
-        guard let config = packageRoot()?.appendingPathComponent("Tests/private-bus.conf") else {
-            throw PrivateBusError(message: "cannot find the package root for Tests/private-bus.conf")
-        }
         try launch(
-            "dbus-daemon", findExecutable("dbus-daemon")!,
-            ["--config-file=\(config.path)", "--address=unix:path=\(socket)", "--nofork"])
-        try waitUntil("the private bus at \(socket)") { FileManager.default.fileExists(atPath: socket) }
+            "dbus-daemon", "/bin/sh",
+            ["-c", "bus_tests=$1; . \"$1/bus.sh\" && exec_private_bus \"$2\"", "sh", try testsFolder(), socket])
     }
 
     private func startSilentOwner() throws {
@@ -128,7 +134,7 @@ final class PrivateBus {
             time.sleep(600)
             """
         try launch("silent-owner", "/usr/bin/python3", ["-c", script])
-        try waitUntil("the silent owner of org.freedesktop.secrets") { try self.secretsNameHasOwner() }
+        try waitForName("org.freedesktop.secrets")
     }
 
     private func startKeyring(password: String) throws {
@@ -147,35 +153,33 @@ final class PrivateBus {
             "gnome-keyring", findExecutable("gnome-keyring-daemon")!,
             ["--foreground", "--unlock", "--components=secrets"],
             environment, stdin: Array(password.utf8))
-        try waitUntil("gnome-keyring-daemon on the private bus") { try self.secretsNameHasOwner() }
+        try waitForName("org.freedesktop.secrets")
     }
 
-    private func secretsNameHasOwner() throws -> Bool {
-        let reply = try run(
-            findExecutable("gdbus")!,
-            [
-                "call", "--session", "--dest", "org.freedesktop.DBus", "--object-path", "/org/freedesktop/DBus",
-                "--method", "org.freedesktop.DBus.NameHasOwner", "org.freedesktop.secrets",
-            ])
-        return reply.stdoutText.contains("true")
-    }
-
-    private func waitUntil(_ what: String, timeout: Double = 10, _ ready: () throws -> Bool) throws {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if try ready() { return }
-            usleep(20_000)
+    private func testsFolder() throws -> String {
+        guard let root = packageRoot() else {
+            throw PrivateBusError(message: "cannot find the package root for Tests/bus.sh")
         }
+        return root.appendingPathComponent("Tests").path
+    }
+
+    /// Runs Tests/bus.sh's wait_until with `check` on this bus (the tests' one wait loop).
+    private func waitUntil(_ what: String, timeout: Int = 10, _ check: String...) throws {
+        let loop = "bus_tests=$1; shift; . \"$bus_tests/bus.sh\" && wait_until \"$@\""
+        let waited = try runTool(
+            "/bin/sh", ["-c", loop, "sh", try testsFolder(), String(timeout)] + check,
+            environment: inheritedEnvironment(adding: environment), timeout: Double(timeout + 10), ownGroup: true)
+        if waited.status == 0 { return }
         let logs = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
         let details = logs.filter { $0.hasSuffix(".err") }.compactMap { name in
             (try? String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8)).map { "\(name): \($0)" }
         }
         throw PrivateBusError(
-            message: "\(what) did not start within \(Int(timeout)) s. \(details.joined(separator: " "))")
+            message: "\(what) did not start within \(timeout) s. \(details.joined(separator: " "))")
     }
 
-    struct PrivateBusError: Error, CustomStringConvertible {
-        var message: String
-        var description: String { message }
+    public struct PrivateBusError: Error, CustomStringConvertible {
+        public var message: String
+        public var description: String { message }
     }
 }
