@@ -1,7 +1,7 @@
 #!/bin/sh
 # Runs a command with a private X display (Xvfb), for tests of a provider's real dialogs:
 #
-#     Tests/with-display.sh Tests/with-keepassxc.sh sh Tests/prompt-demo.sh
+#     VAULT_TEST_KEEPASSXC_UNLOCK_BEFORE_SEARCH=true Tests/with-display.sh Tests/with-keepassxc.sh sh Tests/check-prompts.sh
 #
 # Xvfb picks a free display number itself (-displayfd) and listens only on its local socket
 # (-nolisten tcp). The command runs with VAULT_TEST_DISPLAY naming it: Tests/with-keepassxc.sh

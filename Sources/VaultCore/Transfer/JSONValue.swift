@@ -1,11 +1,14 @@
 /// A parsed JSON document (RFC 8259), strict: one value, UTF-8, no trailing commas or comments.
 ///
 /// Strings are kept as their UTF-8 bytes so that a value survives byte for byte; object members
-/// keep their order. Used by `vault import --format json`.
+/// keep their order. It reads all JSON but the vault document (Document/ scans that itself, for
+/// speed): `import --format json` (SecretsJSON), the HTTP bodies of OpenBao and OAuth
+/// (HTTP/JSONValue+Access.swift), the living tokens' companion and refresh journal, and Docker's
+/// credential-helper protocol.
 indirect enum JSONValue: Equatable {
     case null
     case bool(Bool)
-    /// A number, as written (import has no use for its value).
+    /// A number, as written; `integer` (JSONValue+Access.swift) reads a whole one.
     case number(String)
     case string([UInt8])
     case array([JSONValue])
