@@ -1,20 +1,20 @@
 # The tests' D-Bus helpers, the one home of starting a private bus and of waiting for a name on
 # one; sourced, never run: by Tests/with-keyring.sh, Tests/private-session.sh (for
 # Tests/with-keepassxc.sh and Tests/with-kwallet.sh), and by PrivateBus
-# (Tests/VaultTestSupport/PrivateBus.swift) through `sh -c`. `bus_tests` must name the Tests
-# folder. A shell harness that starts a provider itself (FakeSecretService's) waits the same way:
+# (Tests/VaultTestSupport/PrivateBus.swift) through `sh -c`. A shell harness that starts a
+# provider itself (FakeSecretService's) waits the same way:
 #
-#     . "$ROOT/Tests/bus.sh" && wait_until 20 owned org.freedesktop.secrets
+#     . "$ROOT/Tests/bus.sh" && wait_until 20 -p "$fake" owned org.freedesktop.secrets
 #
-# Each function works on the bus DBUS_SESSION_BUS_ADDRESS names.
-
-: "${bus_tests:?Tests/bus.sh is sourced by a script that sets bus_tests to the Tests folder}"
+# Each function works on the bus DBUS_SESSION_BUS_ADDRESS names. Starting a bus needs `bus_tests`,
+# the Tests folder, set before sourcing.
 
 # Replaces the shell with a D-Bus session bus listening on the socket `$1`, configured by
 # Tests/private-bus.conf: no service activation (a provider that is gone stays gone, nothing the
 # tests do reaches another bus), and any client may own any name. Run it in the background or as a
 # child whose process id is the bus's own, so it is stopped by that id.
 exec_private_bus() {
+    : "${bus_tests:?set bus_tests to the Tests folder before sourcing Tests/bus.sh}"
     exec dbus-daemon --config-file="$bus_tests/private-bus.conf" --address="unix:path=$1" --nofork
 }
 
