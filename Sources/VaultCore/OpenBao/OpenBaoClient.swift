@@ -267,8 +267,7 @@ final class OpenBaoClient {
 
     /// An error for an answer the operation did not expect.
     func unexpected(_ answer: Answer, doing what: String) -> VaultError {
-        let detail = answer.errors.isEmpty ? "" : ": \(answer.errors)"
-        return VaultError(.unavailable, "\(answer.server) answered HTTP \(answer.status) to \(what)\(detail)")
+        OpenBaoLogin.unexpected(answer, doing: what)
     }
 }
 

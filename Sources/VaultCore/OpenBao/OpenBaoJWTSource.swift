@@ -7,7 +7,7 @@ import VaultAge
 /// name the endpoint by its origin only (its query carries a token-like value).
 extension OpenBaoJWTSource {
     /// The JWT when it is at hand without asking anyone (a variable or a file), else nil (Actions:
-    /// the endpoint is asked only when a login is needed, see ``fetch(configuration:deadline:)``).
+    /// the endpoint is asked only when a login is needed, see ``jwt(configuration:deadline:)``).
     func localJWT() throws(VaultError) -> SecureBytes? {
         switch self {
         case .value(let jwt, let variable):
@@ -56,14 +56,25 @@ extension OpenBaoJWTSource {
         }.joined()
     }
 
+    /// The JWT for a login: the local one, or one asked of the Actions endpoint.
+    func jwt(configuration: HTTPClient.Configuration, deadline: Deadline) throws(VaultError) -> SecureBytes {
+        guard case .actions(let url, let requestToken, let audience) = self else {
+            return try localJWT() ?? SecureBytes()
+        }
+        return try Self.actionsIDToken(
+            url: url, requestToken: requestToken, audience: audience, configuration: configuration, deadline: deadline)
+    }
+
     /// Asks the Actions id-token endpoint for a JWT: `GET <url>&audience=<audience>` with
     /// `Authorization: bearer <request token>`; the JWT is the answer's `value`.
     ///
     /// Unreachable or broken: `.unavailable` (exit 5). A refused request token (401, 403):
     /// `.cannotUnlock` (exit 4). Proxies apply, but not `BAO_CACERT` (the endpoint is GitHub's or
     /// Forgejo's, not the OpenBao server), and redirects are not followed.
-    func fetch(configuration: HTTPClient.Configuration, deadline: Deadline) throws(VaultError) -> SecureBytes {
-        guard case .actions(let url, let requestToken, let audience) = self else { return SecureBytes() }
+    static func actionsIDToken(
+        url: String, requestToken: SecureBytes, audience: String?, configuration: HTTPClient.Configuration,
+        deadline: Deadline
+    ) throws(VaultError) -> SecureBytes {
         let origin = HTTPURL.origin(of: url)
         var target = url
         if let audience {

@@ -49,13 +49,14 @@ struct OpenBaoLogin {
 
     // MARK: JWT
 
-    /// Logs in with `jwt`, or with one asked of the Actions endpoint when `jwt` is nil.
+    /// Logs in with `jwt`, already read from its variable or file, or else with the source's
+    /// (asked of the Actions endpoint).
     func jwt(_ login: OpenBaoJWTLogin, jwt given: SecureBytes?) throws(VaultError) -> OpenBaoLoginResult {
         let jwt: SecureBytes
         if let given {
             jwt = given
         } else {
-            jwt = try login.source.fetch(configuration: http, deadline: deadline)
+            jwt = try login.source.jwt(configuration: http, deadline: deadline)
         }
         var members: [(String, String)] = []
         if let role = login.role { members.append(("role", role)) }
@@ -131,6 +132,7 @@ struct OpenBaoLogin {
         return OpenBaoLoginResult(token: SecureBytes(taking: &token), expires: expires)
     }
 
+    /// An error for an answer that neither succeeded nor refused (the client's one for all).
     static func unexpected(_ answer: OpenBaoClient.Answer, doing what: String) -> VaultError {
         let detail = answer.errors.isEmpty ? "" : ": \(answer.errors)"
         return VaultError(.unavailable, "\(answer.server) answered HTTP \(answer.status) to \(what)\(detail)")
