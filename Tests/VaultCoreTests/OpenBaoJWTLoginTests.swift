@@ -126,6 +126,20 @@ struct OpenBaoJWTLoginTests {
         #expect(actions("a", "x") != actions("a", "y"))
     }
 
+    @Test("the JWT, its file and the Actions variables never reach exec's command nor a refresh command")
+    func keyMaterial() {
+        let withheld = [
+            "BAO_JWT", "BAO_JWT_FILE", "VAULT_JWT", "VAULT_JWT_FILE", "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
+            "ACTIONS_ID_TOKEN_REQUEST_URL", "BAO_TOKEN", "BAO_SECRET_ID", "BAO_SECRET_ID_FILE",
+        ]
+        for name in withheld {
+            #expect(VaultVariables.keyMaterial.contains(name) && StoreFactory.holdsKeyMaterial(name), "\(name)")
+        }
+        for name in ["BAO_JWT_ROLE", "BAO_JWT_MOUNT", "BAO_JWT_AUDIENCE", "VAULT_JWT_ROLE"] {
+            #expect(!StoreFactory.holdsKeyMaterial(name), "\(name)")
+        }
+    }
+
     @Test("text that is not a JWT is refused without being quoted")
     func shape() {
         for text in ["", "a.b", "a.b.c.d", "secret-value-with spaces.x.y", "a.b.c\n"] {
