@@ -175,6 +175,22 @@ struct OpenBaoJWTTests {
         #expect(try runner.run(["get", "deploy-token"]).stdoutText == "from a jwt login")
         #expect(try fixture.logins(role: "ci").count == 1, "a new login replaced the revoked token")
 
+        // Another JWT logs in with its own cache file; an expired file of the same server and
+        // role goes, the first JWT's (still valid) stays.
+        let folder = runner.path("run") + "/vault/"
+        let prefix = String(cached[0][..<cached[0].lastIndex(of: "-")!])
+        let expired = folder + prefix + "-0000000000000000000000000000dead"
+        #expect(
+            FileManager.default.createFile(
+                atPath: expired, contents: Data("1000\nold-token\n".utf8), attributes: [.posixPermissions: 0o600]))
+        let second = try fixture.jwt(Fixture.claims + #","aud":"vault-ci","exp_in":900"#)
+        #expect(try runner.run(["get", "deploy-token"], env: ["BAO_JWT": second]).stdoutText == "from a jwt login")
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
+        #expect(
+            files.count == 2 && files.contains(cached[0])
+                && !files.contains(prefix + "-0000000000000000000000000000dead"), "\(files)")
+        #expect(try fixture.logins(role: "ci").count == 2)
+
         // BAO_TOKEN wins over the JWT (a garbage one, never read).
         let precedence = try runner.run(
             ["doctor"], env: ["BAO_TOKEN": fixture.server.token, "BAO_JWT": "not-a-jwt"])

@@ -129,7 +129,11 @@ final class OpenBaoClient {
             let cache = jwtLogin.cachePrefix.map {
                 OpenBaoTokenCache(path: $0 + "-" + jwtLogin.source.cacheKey(localJWT: jwt))
             }
-            return try cachedOrLogin(cache) { () throws(VaultError) in try login.jwt(jwtLogin, jwt: jwt) }
+            return try cachedOrLogin(cache) { () throws(VaultError) in
+                let result = try login.jwt(jwtLogin, jwt: jwt)
+                if let prefix = jwtLogin.cachePrefix { OpenBaoTokenCache.removeUnusable(startingWith: prefix + "-") }
+                return result
+            }
         }
     }
 

@@ -5,9 +5,9 @@ import VaultAge
 #endif
 
 /// The login token (AppRole or JWT) kept between commands in a `0600` file under
-/// `$XDG_RUNTIME_DIR`, so that a CI job of many `vault get`s logs in once. The file holds the expiry (seconds since
-/// 1970) and the token, one per line. A file that is not ours, not private or not well-formed is
-/// ignored (and replaced at the next login).
+/// `$XDG_RUNTIME_DIR`, so that a CI job of many `vault get`s logs in once. The file holds the
+/// expiry (seconds since 1970) and the token, one per line. A file that is not ours, not private
+/// or not well-formed is ignored (and replaced at the next login).
 struct OpenBaoTokenCache {
     let path: String
     /// A cached token is used only while more than this many seconds of its life remain.
@@ -39,5 +39,23 @@ struct OpenBaoTokenCache {
     /// Forgets the cached token (the server refused it).
     func remove() {
         unlink(path)
+    }
+
+    /// Removes the files whose path starts with `prefix` and that hold no usable token (expired,
+    /// or not well-formed): a JWT login caches one file per JWT, and a runner that keeps its
+    /// `XDG_RUNTIME_DIR` would otherwise gather one per job. Best effort.
+    static func removeUnusable(startingWith prefix: String, now: Timestamp = .now()) {
+        let directory = FileSystem.directory(of: prefix)
+        let start = Array(FileSystem.baseName(of: prefix).utf8)
+        guard let dir = opendir(directory) else { return }
+        defer { closedir(dir) }
+        var stale: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix { $0 != 0 }) }
+            guard name.starts(with: start) else { continue }
+            let path = directory + "/" + String(decoding: name, as: UTF8.self)
+            if OpenBaoTokenCache(path: path).load(now: now) == nil { stale.append(path) }
+        }
+        for path in stale { unlink(path) }
     }
 }
