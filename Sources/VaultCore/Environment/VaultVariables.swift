@@ -27,8 +27,14 @@ public enum VaultVariables {
 
     /// The names HashiCorp Vault's tools give the OpenBao variables, read when the `BAO_` one is unset.
     static let openBaoAliases = [
-        "VAULT_ADDR", "VAULT_TOKEN", "VAULT_ROLE_ID", "VAULT_SECRET_ID", "VAULT_SECRET_ID_FILE", "VAULT_APPROLE_MOUNT",
+        "VAULT_ADDR", "VAULT_TOKEN", "VAULT_JWT", "VAULT_JWT_FILE", "VAULT_JWT_ROLE", "VAULT_JWT_MOUNT",
+        "VAULT_JWT_AUDIENCE", "VAULT_ROLE_ID", "VAULT_SECRET_ID", "VAULT_SECRET_ID_FILE", "VAULT_APPROLE_MOUNT",
         "VAULT_KV_MOUNT", "VAULT_CACERT", "VAULT_SKIP_VERIFY",
+    ]
+
+    /// The aliases that hold a credential or say where one is (see ``all``).
+    private static let openBaoKeyAliases = [
+        "VAULT_TOKEN", "VAULT_JWT", "VAULT_JWT_FILE", "VAULT_SECRET_ID", "VAULT_SECRET_ID_FILE",
     ]
 
     /// Every variable, in the order the man page lists them.
@@ -40,6 +46,19 @@ public enum VaultVariables {
             VaultVariable("VAULT_TIMEOUT", "seconds to wait for the Secret Service (default 5)"),
             VaultVariable("BAO_ADDR", "the OpenBao server, or several nodes separated by commas"),
             VaultVariable("BAO_TOKEN", "the OpenBao token", keyMaterial: true),
+            // The JWT, and what a job asks its Actions endpoint for one with, let anyone log in
+            // as the job: a child gets neither (nor the file's path, as for BAO_SECRET_ID_FILE).
+            VaultVariable("BAO_JWT", "a JWT for an OpenBao JWT login", keyMaterial: true),
+            VaultVariable("BAO_JWT_FILE", "a file holding the JWT (Kubernetes, GitLab CI)", keyMaterial: true),
+            VaultVariable("BAO_JWT_ROLE", "the role of the OpenBao JWT login"),
+            VaultVariable("BAO_JWT_MOUNT", "where the jwt auth method is mounted (default jwt)"),
+            VaultVariable("BAO_JWT_AUDIENCE", "the audience of the Actions id token (default: the provider's)"),
+            VaultVariable(
+                "ACTIONS_ID_TOKEN_REQUEST_URL", "GitHub or Forgejo Actions: where a job asks for its id token",
+                keyMaterial: true),
+            VaultVariable(
+                "ACTIONS_ID_TOKEN_REQUEST_TOKEN", "GitHub or Forgejo Actions: the job's credential for that",
+                keyMaterial: true),
             VaultVariable("BAO_ROLE_ID", "the AppRole role for an OpenBao login"),
             VaultVariable("BAO_SECRET_ID", "the AppRole secret for an OpenBao login", keyMaterial: true),
             VaultVariable("BAO_SECRET_ID_FILE", "a file holding the AppRole secret", keyMaterial: true),
@@ -51,7 +70,7 @@ public enum VaultVariables {
         + openBaoAliases.map { name in
             VaultVariable(
                 name, "read when BAO_\(name.dropFirst("VAULT_".count)) is not set",
-                keyMaterial: ["VAULT_TOKEN", "VAULT_SECRET_ID", "VAULT_SECRET_ID_FILE"].contains(name))
+                keyMaterial: openBaoKeyAliases.contains(name))
         }
         + [
             VaultVariable(

@@ -1,3 +1,5 @@
+import VaultAge
+
 /// The glue for the OpenBao backend: the `BAO_*` (else `VAULT_*`) variables of OpenBao's and
 /// HashiCorp Vault's own CLIs (docs/openbao.md).
 extension StoreFactory {
@@ -50,10 +52,15 @@ extension StoreFactory {
             timeout: try timeout(), http: http)
     }
 
-    /// `BAO_TOKEN`/`VAULT_TOKEN`, else AppRole (`BAO_ROLE_ID` with `BAO_SECRET_ID` or
-    /// `BAO_SECRET_ID_FILE`), else the token file of the bao and vault CLIs (`~/.vault-token`).
+    /// How vault logs in, in this order (docs/openbao.md, "Logging in"): `BAO_TOKEN`, else a JWT
+    /// login (`BAO_JWT`, `BAO_JWT_FILE`, or the Actions id token when `BAO_JWT_ROLE` is set),
+    /// else AppRole (`BAO_ROLE_ID` with `BAO_SECRET_ID` or `BAO_SECRET_ID_FILE`), else the token
+    /// file of the bao and vault CLIs (`~/.vault-token`).
     private func openBaoCredentials(addresses: [String], mount: String) throws(VaultError) -> OpenBaoCredentials {
-        if let token = first("BAO_TOKEN", "VAULT_TOKEN") { return .token(token.value, origin: token.name) }
+        if let token = first("BAO_TOKEN", "VAULT_TOKEN") {
+            return .token(SecureBytes(token.value.utf8), origin: token.name)
+        }
+        if let jwt = try openBaoJWTLogin(addresses: addresses) { return .jwt(jwt) }
         if let role = first("BAO_ROLE_ID", "VAULT_ROLE_ID") {
             let secretID: OpenBaoSecretID
             if let secret = first("BAO_SECRET_ID", "VAULT_SECRET_ID") {
@@ -76,12 +83,51 @@ extension StoreFactory {
             if FileSystem.exists(path) {
                 var bytes = try FileSystem.readPrivate(path, what: "token file")
                 while let last = bytes.last, last == 0x0A || last == 0x0D || last == 0x20 { bytes.removeLast() }
-                if !bytes.isEmpty { return .token(String(decoding: bytes, as: UTF8.self), origin: path) }
+                if !bytes.isEmpty { return .token(SecureBytes(taking: &bytes), origin: path) }
             }
         }
         throw VaultError(
             .cannotUnlock,
-            "no OpenBao token: set BAO_TOKEN, or BAO_ROLE_ID and BAO_SECRET_ID for AppRole, or log in with 'bao login'")
+            "no OpenBao token: set BAO_TOKEN, or BAO_JWT_ROLE with BAO_JWT or BAO_JWT_FILE, or BAO_ROLE_ID and BAO_SECRET_ID for AppRole, or log in with 'bao login'"
+        )
+    }
+
+    /// The JWT login, when one is asked for: `BAO_JWT` or `BAO_JWT_FILE`, else the GitHub or
+    /// Forgejo Actions id token when `BAO_JWT_ROLE` is set and the job may ask for one
+    /// (`ACTIONS_ID_TOKEN_REQUEST_URL` and `ACTIONS_ID_TOKEN_REQUEST_TOKEN`, which a job gets with
+    /// `permissions: id-token: write`). nil when none of these is set.
+    private func openBaoJWTLogin(addresses: [String]) throws(VaultError) -> OpenBaoJWTLogin? {
+        let role = first("BAO_JWT_ROLE", "VAULT_JWT_ROLE")
+        let source: OpenBaoJWTSource
+        if let jwt = first("BAO_JWT", "VAULT_JWT") {
+            source = .value(SecureBytes(jwt.value.utf8), variable: jwt.name)
+        } else if let file = first("BAO_JWT_FILE", "VAULT_JWT_FILE") {
+            source = .file(file.value, variable: file.name)
+        } else if let role {
+            guard let url = first("ACTIONS_ID_TOKEN_REQUEST_URL"), let token = first("ACTIONS_ID_TOKEN_REQUEST_TOKEN")
+            else {
+                throw VaultError(
+                    .cannotUnlock,
+                    "\(role.name) is set without a JWT: set BAO_JWT or BAO_JWT_FILE, or in GitHub or Forgejo Actions give the job 'permissions: id-token: write'"
+                )
+            }
+            guard HTTPURL.isHTTP(url.value) else {
+                throw VaultError(.usage, "ACTIONS_ID_TOKEN_REQUEST_URL is not an http:// or https:// URL")
+            }
+            source = .actions(
+                requestURL: url.value, requestToken: SecureBytes(token.value.utf8),
+                audience: first("BAO_JWT_AUDIENCE", "VAULT_JWT_AUDIENCE")?.value)
+        } else {
+            return nil
+        }
+        var mount = first("BAO_JWT_MOUNT", "VAULT_JWT_MOUNT")?.value ?? "jwt"
+        while mount.hasSuffix("/") { mount.removeLast() }
+        var cachePrefix: String?
+        if let runtime = first("XDG_RUNTIME_DIR")?.value, runtime.hasPrefix("/") {
+            let key = Self.fingerprint(addresses.joined(separator: ",") + "\n" + mount + "\n" + (role?.value ?? ""))
+            cachePrefix = runtime + "/vault/openbao-jwt-" + key
+        }
+        return OpenBaoJWTLogin(role: role?.value, mount: mount, source: source, cachePrefix: cachePrefix)
     }
 
     /// FNV-1a (64 bits) in hex: names the token cache after the server and role, not a secret.

@@ -1,3 +1,5 @@
+import VaultAge
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -5,7 +7,7 @@
 /// Talks to an OpenBao or HashiCorp Vault cluster over its HTTP API (`/v1/...`), HA-aware.
 ///
 /// - Every request carries the token in `X-Vault-Token`; the token comes from
-///   ``OpenBaoCredentials`` (an AppRole login is made once and cached).
+///   ``OpenBaoCredentials`` (an AppRole or JWT login is made once and cached, ``OpenBaoLogin``).
 /// - A node that cannot be connected to is skipped for the next address; a node that is
 ///   sealed or a standby without an active node is skipped too.
 /// - A 307/308 redirect (a standby pointing at the active node) is followed only to one of the
@@ -17,9 +19,9 @@
 final class OpenBaoClient {
     let settings: OpenBaoSettings
     private let http: HTTPClient
-    private var token: String?
-    /// Whether `token` came from the AppRole cache (a refusal then means: log in again).
-    private var tokenFromCache = false
+    private var token: SecureBytes?
+    /// The login cache `token` came from, if it did: a refusal then means log in again.
+    private var tokenCache: OpenBaoTokenCache?
     /// The node that answered last: tried first next time.
     private var preferred = 0
 
@@ -54,7 +56,8 @@ final class OpenBaoClient {
         _ method: String, _ path: String, body: JSONValue? = nil, contentType: String = "application/json",
         refusalIsAnswer: Bool = false, deadline: Deadline
     ) throws(VaultError) -> Answer {
-        let token = try currentToken(deadline: deadline)
+        // The header path takes Strings: the token is copied out of its SecureBytes per request.
+        let token = String(decoding: try currentToken(deadline: deadline), as: UTF8.self)
         var answer = try sendToCluster(
             method, path, body: body, contentType: contentType, token: token, deadline: deadline)
         // A KV v2 mount just enabled, or just taken over by a new active node, refuses requests
@@ -71,11 +74,12 @@ final class OpenBaoClient {
                 method, path, body: body, contentType: contentType, token: token, deadline: deadline)
         }
         guard answer.status == 403, !refusalIsAnswer else { return answer }
-        if tokenFromCache, case .appRole(_, _, _, let cacheFile?) = settings.credentials {
+        if let cache = tokenCache {
             // The cached login token was revoked or its policies changed: log in once more.
-            OpenBaoTokenCache(path: cacheFile).remove()
+            cache.remove()
             self.token = nil
-            let fresh = try currentToken(deadline: deadline)
+            self.tokenCache = nil
+            let fresh = String(decoding: try currentToken(deadline: deadline), as: UTF8.self)
             let retried = try sendToCluster(
                 method, path, body: body, contentType: contentType, token: fresh, deadline: deadline)
             guard retried.status == 403 else { return retried }
@@ -95,63 +99,58 @@ final class OpenBaoClient {
         switch settings.credentials {
         case .token(_, let origin): origin
         case .appRole(_, _, let mount, _): "the AppRole login at auth/\(mount)"
+        case .jwt(let login): "the JWT login at auth/\(login.mount)"
         }
     }
 
     // MARK: Token
 
-    private func currentToken(deadline: Deadline) throws(VaultError) -> String {
+    /// Whether the token in use came from the login cache (for `vault doctor`).
+    var usesCachedToken: Bool { tokenCache != nil }
+
+    private func currentToken(deadline: Deadline) throws(VaultError) -> SecureBytes {
         if let token { return token }
+        let login = OpenBaoLogin(
+            post: { (path, body) throws(VaultError) in
+                try self.sendToCluster(
+                    "POST", path, body: body, contentType: "application/json", token: nil, deadline: deadline)
+            }, http: settings.http, deadline: deadline)
         switch settings.credentials {
         case .token(let value, _):
             token = value
             return value
         case .appRole(let roleID, let secretID, let mount, let cacheFile):
-            if let cacheFile, let cached = OpenBaoTokenCache(path: cacheFile).load() {
-                token = cached
-                tokenFromCache = true
-                return cached
+            return try cachedOrLogin(cacheFile.map { OpenBaoTokenCache(path: $0) }) { () throws(VaultError) in
+                try login.appRole(roleID: roleID, secretID: secretID, mount: mount)
             }
-            let login = try appRoleLogin(roleID: roleID, secretID: secretID, mount: mount, deadline: deadline)
-            if let cacheFile { OpenBaoTokenCache(path: cacheFile).store(login.token, expires: login.expires) }
-            token = login.token
-            tokenFromCache = false
-            return login.token
+        case .jwt(let jwtLogin):
+            // A JWT at hand is read first: the cache entry is the one for this very JWT.
+            let jwt = try jwtLogin.source.localJWT()
+            let cache = jwtLogin.cachePrefix.map {
+                OpenBaoTokenCache(path: $0 + "-" + jwtLogin.source.cacheKey(localJWT: jwt))
+            }
+            return try cachedOrLogin(cache) { () throws(VaultError) in
+                let result = try login.jwt(jwtLogin, jwt: jwt)
+                if let prefix = jwtLogin.cachePrefix { OpenBaoTokenCache.removeUnusable(startingWith: prefix + "-") }
+                return result
+            }
         }
     }
 
-    private func appRoleLogin(
-        roleID: String, secretID: OpenBaoSecretID, mount: String, deadline: Deadline
-    ) throws(VaultError) -> (token: String, expires: Timestamp) {
-        let secret: String
-        switch secretID {
-        case .value(let value): secret = value
-        case .file(let path):
-            var bytes = try FileSystem.readPrivate(path, what: "AppRole secret ID file (BAO_SECRET_ID_FILE)")
-            while let last = bytes.last, last == 0x0A || last == 0x0D || last == 0x20 { bytes.removeLast() }
-            secret = String(decoding: bytes, as: UTF8.self)
+    /// The token in `cache` while it lasts, else a fresh login's, which is then cached.
+    private func cachedOrLogin(
+        _ cache: OpenBaoTokenCache?, _ login: () throws(VaultError) -> OpenBaoLoginResult
+    ) throws(VaultError) -> SecureBytes {
+        if let cache, let cached = cache.load() {
+            token = cached
+            tokenCache = cache
+            return cached
         }
-        let body = JSONValue.object(strings: [("role_id", roleID), ("secret_id", secret)])
-        let path =
-            "auth/" + mount.split(separator: "/").map { HTTPForm.pathSegment(String($0)) }.joined(separator: "/")
-            + "/login"
-        let answer = try sendToCluster(
-            "POST", path, body: body, contentType: "application/json", token: nil, deadline: deadline)
-        guard answer.status == 200, let auth = answer.json?["auth"], let token = auth["client_token"]?.string,
-            !token.isEmpty
-        else {
-            if answer.status == 400 || answer.status == 403 {
-                throw VaultError(
-                    .cannotUnlock,
-                    "\(answer.server) refused the AppRole login at auth/\(mount) (BAO_ROLE_ID, BAO_SECRET_ID): \(answer.errors)"
-                )
-            }
-            throw unexpected(answer, doing: "the AppRole login at auth/\(mount)")
-        }
-        let lease = Int64(auth["lease_duration"]?.integer ?? 0)
-        // A lease of 0 means the token does not expire: keep it for a day at most.
-        let expires = Timestamp.now().adding(seconds: lease > 0 ? lease : 86_400)
-        return (token, expires)
+        let result = try login()
+        cache?.store(result.token, expires: result.expires)
+        token = result.token
+        tokenCache = nil
+        return result.token
     }
 
     /// How long to wait before asking a mount that is upgrading again.
@@ -272,8 +271,7 @@ final class OpenBaoClient {
 
     /// An error for an answer the operation did not expect.
     func unexpected(_ answer: Answer, doing what: String) -> VaultError {
-        let detail = answer.errors.isEmpty ? "" : ": \(answer.errors)"
-        return VaultError(.unavailable, "\(answer.server) answered HTTP \(answer.status) to \(what)\(detail)")
+        OpenBaoLogin.unexpected(answer, doing: what)
     }
 }
 

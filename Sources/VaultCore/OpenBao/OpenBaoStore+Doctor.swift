@@ -1,7 +1,8 @@
 /// What `vault doctor` shows for the OpenBao backend.
 extension OpenBaoStore {
-    /// One line: the server, whether it answers, whether it is sealed, the token's remaining TTL
-    /// and the mount's KV version; `usable` when vault can read and write through it.
+    /// One line: the server, whether it answers, whether it is sealed, how vault logs in (and
+    /// whether the token came from the login cache), the token's remaining TTL and the mount's
+    /// KV version; `usable` when vault can read and write through it.
     public func diagnose() -> (usable: Bool, detail: String) {
         let deadline = client.deadline()
         var parts: [String] = []
@@ -13,7 +14,10 @@ extension OpenBaoStore {
                 return (false, (parts + ["sealed; unseal it (bao operator unseal)"]).joined(separator: ", "))
             }
             parts.append("unsealed")
+            let login = "login: \(client.settings.credentials.method)"
+            parts.append(login)
             let token = try client.send("GET", "auth/token/lookup-self", deadline: deadline)
+            if client.usesCachedToken { parts[parts.count - 1] = login + " (token from the login cache)" }
             guard token.status == 200, let ttl = token.json?["data"]?["ttl"]?.integer else {
                 throw client.unexpected(token, doing: "the token lookup")
             }

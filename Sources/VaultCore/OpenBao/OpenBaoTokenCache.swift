@@ -1,32 +1,37 @@
 import VaultAge
+
 #if canImport(Glibc)
     import Glibc
 #endif
 
-/// The AppRole login token kept between commands in a `0600` file under `$XDG_RUNTIME_DIR`, so
-/// that a CI job of many `vault get`s logs in once. The file holds the expiry (seconds since
-/// 1970) and the token, one per line. A file that is not ours, not private or not well-formed is
-/// ignored (and replaced at the next login).
+/// The login token (AppRole or JWT) kept between commands in a `0600` file under
+/// `$XDG_RUNTIME_DIR`, so that a CI job of many `vault get`s logs in once. The file holds the
+/// expiry (seconds since 1970) and the token, one per line. A file that is not ours, not private
+/// or not well-formed is ignored (and replaced at the next login).
 struct OpenBaoTokenCache {
     let path: String
     /// A cached token is used only while more than this many seconds of its life remain.
     static let margin: Int64 = 30
 
     /// The cached token, if one is there and not near its expiry.
-    func load(now: Timestamp = .now()) -> String? {
+    func load(now: Timestamp = .now()) -> SecureBytes? {
         guard var bytes = FileSystem.readOwnPrivate(path) else { return nil }
         defer { wipe(&bytes) }
-        let lines = bytes.split(separator: UInt8(ascii: "\n")).map { String(decoding: $0, as: UTF8.self) }
-        guard lines.count == 2, let expiry = Int64(lines[0]), !lines[1].isEmpty,
+        let lines = bytes.split(separator: UInt8(ascii: "\n"))
+        guard lines.count == 2, let expiry = Int64(String(decoding: lines[0], as: UTF8.self)), !lines[1].isEmpty,
             expiry - now.secondsSince1970 > Self.margin
         else { return nil }
-        return lines[1]
+        return SecureBytes(lines[1])
     }
 
     /// Keeps `token` until `expires`. Best effort: a cache that cannot be written only costs the
     /// next command a login.
-    func store(_ token: String, expires: Timestamp) {
-        var bytes = Array("\(expires.secondsSince1970)\n\(token)\n".utf8)
+    func store(_ token: SecureBytes, expires: Timestamp) {
+        var bytes = Array("\(expires.secondsSince1970)\n".utf8)
+        // Room for all of it first: a growing array would leave copies of the token behind.
+        bytes.reserveCapacity(bytes.count + token.count + 1)
+        token.withUnsafeBytes { bytes.append(contentsOf: $0) }
+        bytes.append(UInt8(ascii: "\n"))
         defer { wipe(&bytes) }
         try? FileSystem.writePrivate(bytes, to: path)
     }
@@ -34,5 +39,23 @@ struct OpenBaoTokenCache {
     /// Forgets the cached token (the server refused it).
     func remove() {
         unlink(path)
+    }
+
+    /// Removes the files whose path starts with `prefix` and that hold no usable token (expired,
+    /// or not well-formed): a JWT login caches one file per JWT, and a runner that keeps its
+    /// `XDG_RUNTIME_DIR` would otherwise gather one per job. Best effort.
+    static func removeUnusable(startingWith prefix: String, now: Timestamp = .now()) {
+        let directory = FileSystem.directory(of: prefix)
+        let start = Array(FileSystem.baseName(of: prefix).utf8)
+        guard let dir = opendir(directory) else { return }
+        defer { closedir(dir) }
+        var stale: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix { $0 != 0 }) }
+            guard name.starts(with: start) else { continue }
+            let path = directory + "/" + String(decoding: name, as: UTF8.self)
+            if OpenBaoTokenCache(path: path).load(now: now) == nil { stale.append(path) }
+        }
+        for path in stale { unlink(path) }
     }
 }

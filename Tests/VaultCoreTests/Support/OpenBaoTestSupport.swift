@@ -1,3 +1,4 @@
+import VaultAge
 import VaultTestSupport
 
 @testable import VaultCore
@@ -21,7 +22,7 @@ extension OpenBaoStore {
         OpenBaoStore(
             settings: OpenBaoSettings(
                 addresses: addresses ?? [server.address],
-                credentials: .token(token ?? server.token, origin: "BAO_TOKEN"),
+                credentials: .token(SecureBytes((token ?? server.token).utf8), origin: "BAO_TOKEN"),
                 mount: mount, timeout: timeout, http: HTTPClient.Configuration()))
     }
 }
