@@ -108,12 +108,13 @@ public struct RefreshApproval: Sendable {
     /// them.
     func check(_ companion: TokenCompanion, for name: SecretName, in store: any SecretStore) throws(VaultError) {
         if let file = Self.fileStore(store) { try file.verifyHeaderBeforeRefresh(of: name) }
-        if case .oauth(let client) = companion.source { try checkTransport(client.tokenURL, of: name) }
         let state = state(of: companion, for: name, in: store)
         let account = name.account
         let nothing = companion.isCommand ? "nothing was run" : "nothing was sent"
         switch state {
-        case .recorded, .listedOrigin, .listedCommand: return
+        case .recorded, .listedOrigin, .listedCommand:
+            // Approved, but plain http to another machine still needs VAULT_ALLOW_HTTP here.
+            if case .oauth(let client) = companion.source { try checkTransport(client.tokenURL, of: name) }
         case .notApproved(let reason):
             throw VaultError(
                 .damaged,
@@ -161,8 +162,12 @@ public struct RefreshApproval: Sendable {
             throw VaultError(.usage, "no state folder to record the approval in: set XDG_STATE_HOME or HOME")
         }
         // Root writing with a user's HOME (`sudo -E`) leaves no root-owned folder there, which
-        // would stop the user's own records, as with header trust.
-        guard FileSystem.ownerOfNearestExisting(directory) == geteuid() else { return }
+        // would stop the user's own records (as with header trust); saying so beats an approval
+        // that silently is not there.
+        guard FileSystem.ownerOfNearestExisting(directory) == geteuid() else {
+            throw VaultError(
+                .other, "cannot record the approval of '\(name.account)': \(directory) belongs to another user")
+        }
         try record.write(
             directory: directory, fileName: RefreshApprovalRecord.fileName(name, storeKey: Self.storeKey(store)))
     }
