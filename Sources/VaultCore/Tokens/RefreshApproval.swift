@@ -119,13 +119,22 @@ public struct RefreshApproval: Sendable {
             throw VaultError(
                 .damaged,
                 "'\(account)' is not refreshed: \(reason); \(nothing): check it with 'vault show \(account)', then run 'vault trust \(account)'"
-                    + (companion.isCommand ? "" : " or list its origin in VAULT_REFRESH_ORIGINS"))
+                    + (listable(companion, for: name) ? " or list its origin in VAULT_REFRESH_ORIGINS" : ""))
         case .changed(let change):
             throw VaultError(
                 .damaged,
                 "'\(account)' is not refreshed: its refresh target changed since it was approved on this machine (\(change)); \(nothing): check it with 'vault show \(account)', then run 'vault trust \(account)'"
             )
         }
+    }
+
+    /// Whether listing the companion's origin in `VAULT_REFRESH_ORIGINS` would approve the refresh
+    /// of `name`: OAuth, an origin not listed yet, and no client secret but the conventional one.
+    private func listable(_ companion: TokenCompanion, for name: SecretName) -> Bool {
+        guard case .oauth(let client) = companion.source, let url = TokenURL(client.tokenURL) else { return false }
+        let secretName = client.clientSecretName
+        return !origins.contains(url.origin)
+            && (secretName == nil || secretName == Self.conventionalClientSecretName(of: name))
     }
 
     /// Throws unless `url` is a plain http(s) URL (``TokenURL``) that sends nothing in clear to
