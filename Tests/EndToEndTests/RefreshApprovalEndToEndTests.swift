@@ -11,8 +11,8 @@ import VaultTestSupport
 /// (docs/design.md, "Who can write a store"). Companions are planted through each backend's own
 /// way in (a write-only OpenBao token, `secret-tool store`, a team age file rewritten with an
 /// added recipient), pointing at a loopback listener that counts connections, or at a command
-/// that would leave a marker. Then the approved paths: the machine that stored the token, a
-/// second machine with `VAULT_REFRESH_ORIGINS`, the command list, `vault trust NAME`.
+/// that would leave a marker. The approved paths, which need the shared OAuth server and its
+/// counters, are in OAuthRefreshApprovalTests.swift (serialized with the other OAuth tests).
 @Suite("Refresh approval end to end", .serialized)
 struct RefreshApprovalEndToEndTests {
     /// The companions an attacker plants: a token endpoint on `listener` that would receive the
@@ -163,77 +163,6 @@ struct RefreshApprovalEndToEndTests {
         try vault.run(["trust"]).expectSuccess()
         try Self.expectRefused(vault, "deploy", listener: listener, marker: marker, plain: "planted-deploy")
         try Self.expectRefused(vault, "deploy2", listener: listener, marker: marker, plain: "planted-deploy2")
-    }
-
-    @Test("approved paths: the machine that stored it, VAULT_REFRESH_ORIGINS, vault trust NAME, the command list")
-    func approvedPaths() throws {
-        let server = try OAuthServer.shared()
-        let oauth = OAuthRefreshTests()
-        let first = try VaultRunner.scripted()
-        defer { first.cleanUp() }
-        // A second machine: the same vault file and key, its own HOME (state and configuration).
-        var second = first
-        second.environment["HOME"] = first.path("second-home")
-        try FileManager.default.createDirectory(atPath: first.path("second-home"), withIntermediateDirectories: true)
-
-        let issued = try oauth.importToken(first, server, name: "gh")
-        let refreshes = { try oauth.refreshes(server) }
-        var before = try refreshes()
-        let refreshed = try first.run(["get", "gh"])
-        #expect(refreshed.status == 0 && refreshed.stdoutText != issued, "\(refreshed.stderr)")
-        #expect(try refreshes() == before + 1)
-
-        try oauth.waitForExpiry(first, "gh")
-        before = try refreshes()
-        try second.run(["get", "gh"]).expectFailure(6, "vault trust gh")
-        #expect(try second.run(["show", "gh"]).stdoutText.contains("trusted: no"))
-        #expect(try refreshes() == before)
-        let listed = try second.run(
-            ["get", "gh"], env: ["VAULT_REFRESH_ORIGINS": "https://other.example, \(server.base)"])
-        #expect(listed.status == 0 && !listed.stdout.isEmpty, "\(listed.stderr)")
-        #expect(try refreshes() == before + 1)
-
-        try oauth.waitForExpiry(second, "gh")
-        try second.run(["get", "gh"]).expectFailure(6, "VAULT_REFRESH_ORIGINS")
-        let trusted = try second.run(["trust", "gh"])
-        #expect(trusted.status == 0 && trusted.stderr.contains(server.base), "\(trusted.stderr)")
-        #expect(try second.run(["show", "gh"]).stdoutText.contains("trusted: yes"))
-        #expect(try second.run(["get", "gh"]).status == 0)
-        #expect(try refreshes() == before + 2)
-
-        // The first machine logs in again at another origin (the same server by name): the second
-        // machine's approval does not follow.
-        let moved = try server.issue(expiresIn: 0)
-        try first.run(
-            [
-                "oauth", "import", "gh", "--token-url", "http://localhost:\(server.port)/token", "--client-id",
-                "public-cli",
-            ],
-            stdin: moved
-        ).expectSuccess()
-        before = try refreshes()
-        try second.run(["get", "gh"]).expectFailure(6, "changed since it was approved")
-        #expect(try refreshes() == before)
-        #expect(try first.run(["get", "gh"]).status == 0)
-        #expect(try refreshes() == before + 1)
-
-        // A refresh command: runs where it was set, elsewhere only from the user's own list.
-        let marker = first.path("minted")
-        let command = "touch \(marker); echo fresh"
-        try first.run(["set", "cmd", "--expires-in", "1h", "--refresh-command", command]).expectSuccess()
-        try second.run(["get", "cmd"]).expectFailure(6, "vault trust cmd")
-        #expect(!FileManager.default.fileExists(atPath: marker))
-        let list = first.path("second-home/.config/vault/refresh-commands")
-        try FileManager.default.createDirectory(
-            atPath: first.path("second-home/.config/vault"), withIntermediateDirectories: true)
-        try "# approved commands\n\(command)\n".write(toFile: list, atomically: false, encoding: .utf8)
-        chmod(list, 0o666)
-        try second.run(["get", "cmd"]).expectFailure(6, "chmod go-w")
-        #expect(!FileManager.default.fileExists(atPath: marker))
-        chmod(list, 0o600)
-        let minted = try second.run(["get", "cmd"])
-        #expect(minted.status == 0 && minted.stdoutText == "fresh", "\(minted.stderr)")
-        #expect(FileManager.default.fileExists(atPath: marker))
     }
 
     @Test("token URLs: plain http to another machine and user information are refused at import")
