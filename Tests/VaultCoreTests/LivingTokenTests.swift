@@ -77,16 +77,17 @@ struct LivingTokenTests {
             store: store, now: { clock.now },
             tokens: TokenSettings(
                 refreshSkew: skew, lockDirectory: lockDirectory, storeRetryBudget: 0.3, commandEnvironment: [:],
-                endpoint: endpoint))
+                endpoint: endpoint, approval: RefreshApproval(directory: lockDirectory + "/approvals")))
     }
 
     func importToken(_ vault: Vault, refreshToken: String? = "refresh-1", secretName: String? = nil) throws {
         let client = OAuthClientConfiguration(
             tokenURL: "https://auth.example/token", clientID: "cli", clientSecretName: secretName, scope: "repo")
+        let companion = TokenCompanion(
+            source: .oauth(client), refreshToken: refreshToken.map { Array($0.utf8) }, lifetime: 600)
+        try vault.approveRefresh(of: name, companion: companion)  // as `vault oauth import` does
         try vault.setLiving(
-            name, token: Array("access-1".utf8), expires: clock.now.adding(seconds: 600),
-            companion: TokenCompanion(
-                source: .oauth(client), refreshToken: refreshToken.map { Array($0.utf8) }, lifetime: 600))
+            name, token: Array("access-1".utf8), expires: clock.now.adding(seconds: 600), companion: companion)
     }
 
     func token(_ vault: Vault) throws -> String { String(decoding: try vault.get(name).value, as: UTF8.self) }

@@ -54,7 +54,8 @@ struct RefreshJournalTests {
             store: store, now: { clock.now },
             tokens: TokenSettings(
                 lockDirectory: root.path, journalDirectory: journalDirectory, storeRetryBudget: 0.3,
-                commandEnvironment: [:], endpoint: endpoint))
+                commandEnvironment: [:], endpoint: endpoint,
+                approval: RefreshApproval(directory: root.appendingPathComponent("approvals").path)))
     }
 
     var journalPath: String { RefreshJournal(directory: journalDirectory, name: name, store: store).path }
@@ -66,9 +67,10 @@ struct RefreshJournalTests {
 
     func login(token: String = "access-1", refreshToken: String = "refresh-1") throws {
         let client = OAuthClientConfiguration(tokenURL: "https://auth.example/token", clientID: "cli")
+        let companion = TokenCompanion(source: .oauth(client), refreshToken: Array(refreshToken.utf8), lifetime: 600)
+        try vault.approveRefresh(of: name, companion: companion)  // as `vault oauth import` does
         try vault.setLiving(
-            name, token: Array(token.utf8), expires: clock.now.adding(seconds: 600),
-            companion: TokenCompanion(source: .oauth(client), refreshToken: Array(refreshToken.utf8), lifetime: 600))
+            name, token: Array(token.utf8), expires: clock.now.adding(seconds: 600), companion: companion)
     }
 
     func token() throws -> String { String(decoding: try vault.get(name).value, as: UTF8.self) }

@@ -86,6 +86,20 @@ public final class SilentListener {
     public init() throws { (socketFD, port) = try boundLoopbackSocket(listening: true) }
 
     deinit { close(socketFD) }
+
+    /// How many connections reached the listener since the last call: accepts (without waiting)
+    /// and closes those the kernel completed, so a test can assert that nothing connected.
+    public func takeConnections() -> Int {
+        let flags = fcntl(socketFD, F_GETFL)
+        _ = fcntl(socketFD, F_SETFL, flags | O_NONBLOCK)
+        defer { _ = fcntl(socketFD, F_SETFL, flags) }
+        var count = 0
+        while case let connection = accept(socketFD, nil, nil), connection >= 0 {
+            close(connection)
+            count += 1
+        }
+        return count
+    }
 }
 
 /// A TCP socket bound to a port the kernel picks on 127.0.0.1, listening if asked.

@@ -85,10 +85,16 @@ public enum VaultVariables {
         + [
             VaultVariable("VAULT_FALLBACK", "a store that secrets are moved out of as they are read"),
             VaultVariable("VAULT_REFRESH_SKEW", "refresh a living token this many seconds early (default 60)"),
+            VaultVariable(
+                "VAULT_REFRESH_ORIGINS", "token endpoint origins refreshes may go to without a local approval"),
+            VaultVariable("VAULT_ALLOW_HTTP", "1: allow plain http token endpoints on other machines"),
             VaultVariable("XDG_DATA_HOME", "where the default vault file lives"),
             VaultVariable("HOME", "where the default vault file lives without XDG_DATA_HOME"),
             VaultVariable("CI", "when set (not 0 or false), vault never asks on the terminal"),
-            VaultVariable("XDG_STATE_HOME", "where written headers (and, without XDG_RUNTIME_DIR, journals) are kept"),
+            VaultVariable(
+                "XDG_STATE_HOME",
+                "where written headers, refresh approvals (and, without XDG_RUNTIME_DIR, journals) are kept"),
+            VaultVariable("XDG_CONFIG_HOME", "where the list of approved refresh commands is kept"),
             VaultVariable("XDG_CACHE_HOME", "where the keyring write lock is kept without XDG_RUNTIME_DIR"),
             VaultVariable("DBUS_SESSION_BUS_ADDRESS", "the session bus of the Secret Service"),
             VaultVariable("DISPLAY", "a display: a keyring may show its unlock dialog"),

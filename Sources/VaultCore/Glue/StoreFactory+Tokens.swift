@@ -24,7 +24,8 @@ extension StoreFactory {
         return TokenSettings(
             refreshSkew: skew, lockDirectory: directory, journalDirectory: journalDirectory,
             storeRetryBudget: try timeout(),
-            commandEnvironment: environment.filter { !Self.holdsKeyMaterial($0.key) }, endpoint: try oauthClient())
+            commandEnvironment: environment.filter { !Self.holdsKeyMaterial($0.key) }, endpoint: try oauthClient(),
+            approval: try refreshApproval())
     }
 
     /// The device login of `vault oauth login` (RFC 8628) for `client` at `deviceURL`.

@@ -28,7 +28,7 @@ public struct DeviceLogin {
             let error = TokenErrorResponse(json: response.body)?.error
             throw VaultError(
                 response.status >= 500 ? .unavailable : .usage,
-                "the device authorization endpoint \(deviceURL) answered HTTP \(response.status)"
+                "the device authorization endpoint \(HTTPURL.origin(of: deviceURL)) answered HTTP \(response.status)"
                     + (error.map { " (\(OAuthClient.printable(Array($0.utf8))))" } ?? ""))
         }
         guard let json = try? JSONValue.parse(response.body), let deviceCode = json["device_code"]?.string,
@@ -38,7 +38,7 @@ public struct DeviceLogin {
         else {
             throw VaultError(
                 .unavailable,
-                "the device authorization endpoint \(deviceURL) sent no device_code, user_code, verification_uri or expires_in"
+                "the device authorization endpoint \(HTTPURL.origin(of: deviceURL)) sent no device_code, user_code, verification_uri or expires_in"
             )
         }
         return DeviceAuthorization(
@@ -68,7 +68,8 @@ public struct DeviceLogin {
                     deadline: Deadline(seconds: oauth.timeout))
             else { continue }
             if response.status == 200 {
-                return try TokenResponse(json: response.body, origin: "the token endpoint \(client.tokenURL)")
+                return try TokenResponse(
+                    json: response.body, origin: "the token endpoint \(HTTPURL.origin(of: client.tokenURL))")
             }
             switch TokenErrorResponse(json: response.body)?.error {
             case "authorization_pending": continue
@@ -81,7 +82,7 @@ public struct DeviceLogin {
                 if response.status >= 500 { continue }
                 throw VaultError(
                     .unavailable,
-                    "the token endpoint \(client.tokenURL) answered HTTP \(response.status)"
+                    "the token endpoint \(HTTPURL.origin(of: client.tokenURL)) answered HTTP \(response.status)"
                         + (error.map { " (\(OAuthClient.printable(Array($0.utf8))))" } ?? ""))
             }
         }

@@ -54,7 +54,8 @@ struct OAuthClient: TokenEndpoint {
                     client.tokenURL, fields, client: client, clientSecret: clientSecret, deadline: deadline)
                 if response.status < 500 { break }
                 failure = VaultError(
-                    .unavailable, "the token endpoint \(client.tokenURL) answered HTTP \(response.status)")
+                    .unavailable,
+                    "the token endpoint \(HTTPURL.origin(of: client.tokenURL)) answered HTTP \(response.status)")
             } catch {
                 failure = error
             }
@@ -64,7 +65,8 @@ struct OAuthClient: TokenEndpoint {
             Self.pause(0.25)
         }
         if response.status == 200 {
-            return try TokenResponse(json: response.body, origin: "the token endpoint \(client.tokenURL)")
+            return try TokenResponse(
+                json: response.body, origin: "the token endpoint \(HTTPURL.origin(of: client.tokenURL))")
         }
         let error = TokenErrorResponse(json: response.body)?.error
         switch error {
@@ -80,7 +82,7 @@ struct OAuthClient: TokenEndpoint {
         default:
             throw VaultError(
                 .unavailable,
-                "the token endpoint \(client.tokenURL) answered HTTP \(response.status)"
+                "the token endpoint \(HTTPURL.origin(of: client.tokenURL)) answered HTTP \(response.status)"
                     + (error.map { " (\(Self.printable(Array($0.utf8))))" } ?? ""))
         }
     }

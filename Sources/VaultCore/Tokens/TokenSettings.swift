@@ -23,6 +23,8 @@ public struct TokenSettings: Sendable {
     private var makeCommandEnvironment: @Sendable () -> [String: String]
     /// Requests to OAuth token endpoints; `nil` where vault has no HTTP layer.
     public var endpoint: (any TokenEndpoint)?
+    /// Which refresh targets this machine approved (``RefreshApproval``); by default none.
+    public var approval: RefreshApproval
 
     /// The skew used when `VAULT_REFRESH_SKEW` is not set, in seconds.
     public static let defaultRefreshSkew: Int64 = 60
@@ -30,7 +32,7 @@ public struct TokenSettings: Sendable {
     public init(
         refreshSkew: Int64 = defaultRefreshSkew, lockDirectory: String?, journalDirectory: String? = nil,
         storeRetryBudget: Double = 5, commandEnvironment: @autoclosure @escaping @Sendable () -> [String: String],
-        endpoint: (any TokenEndpoint)? = nil
+        endpoint: (any TokenEndpoint)? = nil, approval: RefreshApproval = .none
     ) {
         self.refreshSkew = refreshSkew
         self.lockDirectory = lockDirectory
@@ -38,6 +40,7 @@ public struct TokenSettings: Sendable {
         self.storeRetryBudget = storeRetryBudget
         self.makeCommandEnvironment = commandEnvironment
         self.endpoint = endpoint
+        self.approval = approval
     }
 
     /// The skew for one token: ``refreshSkew``, at most half of `lifetime`.

@@ -80,6 +80,7 @@ extension Vault {
         guard var latest = try self.companion(of: name), latest.canRefresh, isDue(current, latest) else {
             return current
         }
+        try settings.approval.check(latest, for: name, in: store)
         var response = try fetch(for: name, latest, settings: settings)
         defer { wipe(&response.accessToken) }
         let time = now()

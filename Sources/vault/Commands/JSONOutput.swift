@@ -27,18 +27,18 @@ enum JSONOutput {
     }
 
     /// The `ls --json` fields followed by `"size"`: the `show --json` object, on one line.
-    static func info(_ info: SecretInfo) -> String {
+    static func info(_ info: SecretInfo, approved: Bool? = nil) -> String {
         "{" + fields(info.entry, expired: info.state == .expired) + ",\"size\":\(info.size)"
-            + (info.token.map { ",\"token\":" + token($0) } ?? "") + "}\n"
+            + (info.token.map { ",\"token\":" + token($0, approved: approved ?? false) } ?? "") + "}\n"
     }
 
     /// The `"token"` object of a living token in `show --json`: never a token.
-    static func token(_ token: TokenSummary) -> String {
+    static func token(_ token: TokenSummary, approved: Bool) -> String {
         func text(_ value: String?) -> String { value.map(string) ?? "null" }
         return "{\"kind\":\(string(token.kind)),\"token_url\":\(text(token.tokenURL)),"
             + "\"client_id\":\(text(token.clientID)),\"client_secret_name\":\(text(token.clientSecretName)),"
             + "\"scope\":\(text(token.scope)),\"refresh_token\":\(token.holdsRefreshToken),"
             + "\"refreshable\":\(token.refreshable),\"lifetime\":\(token.lifetime.map(String.init) ?? "null"),"
-            + "\"command\":\(text(token.command))}"
+            + "\"command\":\(text(token.command)),\"approved\":\(approved)}"
     }
 }

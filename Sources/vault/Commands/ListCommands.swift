@@ -65,13 +65,16 @@ extension CommandSpec {
             a missing one exits 1. For a living token (docs/tokens.md), 'refresh:' says how vault
             refreshes it, and --json adds a "token" object: kind (oauth or command), token_url,
             client_id, client_secret_name, scope, refresh_token (whether one is held), refreshable,
-            lifetime and command. No token is ever shown.
+            lifetime, command and approved. 'trusted:' (and "approved") says whether this machine
+            approved its refresh target ('vault trust NAME'). No token is ever shown.
             """,
         options: [OptionSpec(.json, "print the metadata as one JSON object")],
         run: { (invocation) throws(VaultError) in
-            let info = try invocation.vault().info(try invocation.name())
+            let vault = try invocation.vault()
+            let info = try vault.info(try invocation.name())
+            let approval = info.token == nil ? nil : try vault.refreshApproval(of: info.entry.name)
             if invocation.flag(.json) {
-                try StandardIO.write(JSONOutput.info(info).utf8, to: 1)
+                try StandardIO.write(JSONOutput.info(info, approved: approval?.isApproved).utf8, to: 1)
                 return ExitStatus.success
             }
             let metadata = info.entry.metadata
@@ -84,6 +87,7 @@ extension CommandSpec {
                     ("expires", expires), ("expired", info.state == .expired ? "yes" : "no"),
                     ("size", "\(info.size) \(info.size == 1 ? "byte" : "bytes")"),
                 ] + (info.token.map(Listing.tokenLines) ?? [])
+                + (approval.map { [("trusted", Listing.trusted($0, account: info.entry.name.account))] } ?? [])
             try StandardIO.write(lines.map { "\($0.0):".padding(to: 9) + $0.1 + "\n" }.joined().utf8, to: 1)
             return ExitStatus.success
         })
@@ -101,6 +105,18 @@ enum Listing {
             how = "command: \(token.command ?? "")"
         }
         return [("refresh", how)]
+    }
+
+    /// The `show` line that says whether this machine approved a living token's refresh target.
+    static func trusted(_ state: RefreshApproval.State, account: String) -> String {
+        switch state {
+        case .recorded: "yes, approved on this machine"
+        case .listedOrigin: "yes, its origin is in VAULT_REFRESH_ORIGINS"
+        case .listedCommand: "yes, its command is in the refresh command list"
+        case .notApproved(let reason): "no: \(reason); 'vault trust \(account)' approves it"
+        case .changed(let change):
+            "no: changed since it was approved here (\(change)); 'vault trust \(account)' approves it"
+        }
     }
 
     static func name(_ entry: SecretEntry, all: Bool) -> String {

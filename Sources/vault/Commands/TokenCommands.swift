@@ -17,10 +17,14 @@ enum TokenCommands {
         let now = Timestamp.now()
         let current = try Expiry.parse(at: invocation.value(.expiresAt), in: nil, now: now)
         let read = StandardIO.isTerminal(0) ? SecureBytes() : try StandardIO.readAll(limit: Vault.maximumValueSize)
+        let vault = try invocation.vault()
+        let companion = TokenCompanion(source: .command(command), lifetime: lifetime)
+        // Approved first: this machine ran the command line, so it may run the command.
+        try vault.approveRefresh(of: name, companion: companion)
         try read.withTemporaryArray { (token) throws(VaultError) in
-            try invocation.vault().setLiving(
+            try vault.setLiving(
                 name, token: token, expires: token.isEmpty ? now : current ?? now.adding(seconds: lifetime),
-                companion: TokenCompanion(source: .command(command), lifetime: lifetime))
+                companion: companion)
         }
         return ExitStatus.success
     }
@@ -70,6 +74,8 @@ enum TokenCommands {
         let now = Timestamp.now()
         let companion = TokenCompanion(
             source: .oauth(client), refreshToken: response.refreshToken, lifetime: response.expiresIn)
+        // Approved first: this machine was told where refreshes go on its own command line.
+        try vault.approveRefresh(of: name, companion: companion)
         try vault.setLiving(
             name, token: response.accessToken, expires: response.expiresIn.map { now.adding(seconds: $0) },
             companion: companion)
@@ -85,6 +91,11 @@ enum TokenCommands {
         }
         if let secretName = invocation.value(.clientSecretName) {
             _ = try invocation.factory.name(secretName)
+        }
+        let approval = try invocation.factory.refreshApproval()
+        try approval.checkURL(tokenURL, what: "token endpoint")
+        if let deviceURL = invocation.value(.deviceURL), !deviceURL.isEmpty {
+            try approval.checkURL(deviceURL, what: "device authorization endpoint")
         }
         return OAuthClientConfiguration(
             tokenURL: tokenURL, clientID: clientID, clientSecretName: invocation.value(.clientSecretName),

@@ -1,0 +1,27 @@
+public import VaultAge
+
+extension FileStore {
+    /// Throws `.damaged` when the vault file's header is not the one this user trusts
+    /// (``HeaderTrust``), before a read refreshes the living token `name`: the refresh writes the
+    /// new tokens to the file's recipients, and the request itself must not be sent on the word of
+    /// a file someone else rewrote. As for writes, a file vault has no record of is trusted.
+    func verifyHeaderBeforeRefresh(of name: SecretName) throws(VaultError) {
+        guard let trust else { return }
+        let target = try FileSystem.resolvingLink(path)
+        guard let file = try FileSystem.readRegularFile(target, limit: Self.maximumFileSize) else { return }
+        let header: [UInt8]
+        let types: [StanzaType]
+        do throws(AgeError) {
+            (header, types) = (try Age.header(of: file), try Age.stanzaTypes(of: file))
+        } catch {
+            throw VaultError(.damaged, "\(path) is damaged or not an age file: \(error.message)")
+        }
+        do {
+            try trust.verify(header: header, types: types, path: target)
+        } catch {
+            throw VaultError(
+                error.code, "'\(name.account)' is not refreshed, nothing was sent: \(error.message)", errno: error.errno
+            )
+        }
+    }
+}

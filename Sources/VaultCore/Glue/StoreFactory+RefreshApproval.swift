@@ -1,0 +1,44 @@
+/// The glue for refresh approvals (``RefreshApproval``, docs/tokens.md): where records and the
+/// command list live, and the variables a machine that did not create a token approves it with.
+extension StoreFactory {
+    /// Records in `$XDG_STATE_HOME/vault/refresh-approvals` (default
+    /// `~/.local/state/vault/refresh-approvals`), the command list
+    /// `$XDG_CONFIG_HOME/vault/refresh-commands` (default `~/.config/vault/refresh-commands`),
+    /// `VAULT_REFRESH_ORIGINS` (comma-separated origins) and `VAULT_ALLOW_HTTP` (`1` or unset).
+    public func refreshApproval() throws(VaultError) -> RefreshApproval {
+        var origins = Set<String>()
+        for entry in (value("VAULT_REFRESH_ORIGINS") ?? "").split(separator: ",") {
+            let text = entry.trimmingSpaces
+            if text.isEmpty { continue }
+            guard let url = TokenURL(origin: text) else {
+                throw VaultError(
+                    .usage,
+                    "VAULT_REFRESH_ORIGINS holds '\(HTTPURL.origin(of: text))'; give origins separated by commas, e.g. https://oauth2.example.com"
+                )
+            }
+            origins.insert(url.origin)
+        }
+        let allowHTTP: Bool
+        switch value("VAULT_ALLOW_HTTP") {
+        case nil, "0": allowHTTP = false
+        case "1": allowHTTP = true
+        case let text?:
+            throw VaultError(.usage, "VAULT_ALLOW_HTTP is '\(text)'; use 1 to allow plain http, or unset it")
+        }
+        return RefreshApproval(
+            directory: stateDirectory().map { $0 + "/refresh-approvals" }, origins: origins,
+            commandsFile: configDirectory().map { $0 + "/refresh-commands" }, allowHTTP: allowHTTP)
+    }
+
+    /// vault's configuration folder: `$XDG_CONFIG_HOME/vault`, or `~/.config/vault`.
+    func configDirectory() -> String? {
+        if let config = value("XDG_CONFIG_HOME"), config.hasPrefix("/") { return config + "/vault" }
+        return value("HOME").map { $0 + "/.config/vault" }
+    }
+}
+
+extension Substring {
+    fileprivate var trimmingSpaces: String {
+        String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+    }
+}

@@ -1,0 +1,208 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Which refreshes this machine allows: what is read from a store is data, never an instruction.
+///
+/// A living token's companion says where refreshes go (a token endpoint, with a client secret
+/// read from the vault) or which command mints the next token. Anyone who can write the store (a
+/// teammate or intruder rewriting a team age file, a write-only OpenBao token, any program on the
+/// session bus) can write a companion, so a companion alone never makes a reader send anything
+/// or run anything. A refresh goes ahead only when its target was approved on this machine:
+///
+/// - recorded here (``RefreshApprovalRecord``) by `vault oauth import`/`login`, `vault set
+///   --refresh-command` or `vault trust NAME`, and unchanged since: origin, token URL, client ID,
+///   client secret name, or command;
+/// - or, for OAuth, its token endpoint's origin is in `VAULT_REFRESH_ORIGINS` and it sends no
+///   client secret but the conventional one, `NAME.client-secret` (see ``conventionalClientSecretName(of:)``);
+/// - or, for a command, the command is in the user's ``RefreshCommandList``.
+///
+/// Plain `http://` token endpoints that are not on this machine are refused unless ``allowHTTP``
+/// (`VAULT_ALLOW_HTTP=1`). See docs/tokens.md, "Approving refreshes", and docs/design.md.
+public struct RefreshApproval: Sendable {
+    /// Where records are kept; nil: nothing is recorded (and only the lists approve).
+    public var directory: String?
+    /// `VAULT_REFRESH_ORIGINS`, as origins (``TokenURL/origin``).
+    public var origins: Set<String>
+    /// The user's refresh command list, if a path for it is known.
+    public var commandsFile: String?
+    /// `VAULT_ALLOW_HTTP=1`: token endpoints over plain http to other machines are allowed.
+    public var allowHTTP: Bool
+
+    public init(directory: String?, origins: Set<String> = [], commandsFile: String? = nil, allowHTTP: Bool = false) {
+        self.directory = directory
+        self.origins = origins
+        self.commandsFile = commandsFile
+        self.allowHTTP = allowHTTP
+    }
+
+    /// Approves nothing: a vault made without approvals refreshes no token.
+    public static let none = RefreshApproval(directory: nil)
+
+    /// Where a living token's refresh stands on this machine.
+    public enum State: Equatable, Sendable {
+        /// Recorded here and unchanged.
+        case recorded
+        /// Its origin is in `VAULT_REFRESH_ORIGINS`.
+        case listedOrigin
+        /// Its command is in the refresh command list.
+        case listedCommand
+        /// Not approved; the reason, for a message (no secret).
+        case notApproved(String)
+        /// Approved here once, and the store now says something else; what changed.
+        case changed(String)
+
+        public var isApproved: Bool {
+            switch self {
+            case .recorded, .listedOrigin, .listedCommand: true
+            case .notApproved, .changed: false
+            }
+        }
+    }
+
+    /// The client secret name a token's companion may name without a record of its own:
+    /// `NAME.client-secret`. A store writer can then only have a token's own client secret sent,
+    /// and only to an origin the machine lists, never an arbitrary secret such as a password.
+    public static func conventionalClientSecretName(of name: SecretName) -> String {
+        name.account + ".client-secret"
+    }
+
+    /// Where the refresh of `name` by `companion` stands for `store`.
+    public func state(of companion: TokenCompanion, for name: SecretName, in store: any SecretStore) -> State {
+        guard let current = RefreshApprovalRecord(companion) else {
+            return .notApproved("its token URL is not a plain http(s) URL")
+        }
+        let recorded = directory.flatMap {
+            RefreshApprovalRecord.read(
+                directory: $0, fileName: RefreshApprovalRecord.fileName(name, storeKey: Self.storeKey(store)))
+        }
+        if recorded == current { return .recorded }
+        var reason: String
+        switch (companion.source, current.target) {
+        case (.oauth(let client), .oauth(let origin, _, _, _)):
+            if origins.contains(origin) {
+                guard let secretName = client.clientSecretName,
+                    secretName != Self.conventionalClientSecretName(of: name)
+                else { return .listedOrigin }
+                reason =
+                    "it would send the client secret '\(secretName)' to \(origin), which VAULT_REFRESH_ORIGINS lists but only with '\(Self.conventionalClientSecretName(of: name))'"
+            } else {
+                reason = "it would send tokens to \(origin), which was not approved on this machine"
+            }
+        case (.command(let command), _):
+            switch commandsFile.map({ RefreshCommandList(path: $0).lists(command) }) {
+            case .listed: return .listedCommand
+            case .ignored(let why): reason = "its refresh command was not approved on this machine (\(why))"
+            case .notListed, nil: reason = "its refresh command was not approved on this machine"
+            }
+        default:
+            reason = "it was not approved on this machine"
+        }
+        if let recorded { return .changed(RefreshApprovalRecord.change(from: recorded, to: current)) }
+        return .notApproved(reason)
+    }
+
+    /// Throws `.damaged` unless the refresh of `name` by `companion` may run now: the one check a
+    /// refresh makes before it sends a request or runs a command. On the file backend, the vault
+    /// file's recipients are checked first (``HeaderTrust``): the refreshed tokens are written to
+    /// them.
+    func check(_ companion: TokenCompanion, for name: SecretName, in store: any SecretStore) throws(VaultError) {
+        if let file = Self.fileStore(store) { try file.verifyHeaderBeforeRefresh(of: name) }
+        let state = state(of: companion, for: name, in: store)
+        let account = name.account
+        let nothing = companion.isCommand ? "nothing was run" : "nothing was sent"
+        switch state {
+        case .recorded, .listedOrigin, .listedCommand:
+            // Approved, but plain http to another machine still needs VAULT_ALLOW_HTTP here.
+            if case .oauth(let client) = companion.source { try checkTransport(client.tokenURL, of: name) }
+        case .notApproved(let reason):
+            throw VaultError(
+                .damaged,
+                "'\(account)' is not refreshed: \(reason); \(nothing): check it with 'vault show \(account)', then run 'vault trust \(account)'"
+                    + (listable(companion, for: name) ? " or list its origin in VAULT_REFRESH_ORIGINS" : ""))
+        case .changed(let change):
+            throw VaultError(
+                .damaged,
+                "'\(account)' is not refreshed: its refresh target changed since it was approved on this machine (\(change)); \(nothing): check it with 'vault show \(account)', then run 'vault trust \(account)'"
+            )
+        }
+    }
+
+    /// Whether listing the companion's origin in `VAULT_REFRESH_ORIGINS` would approve the refresh
+    /// of `name`: OAuth, an origin not listed yet, and no client secret but the conventional one.
+    private func listable(_ companion: TokenCompanion, for name: SecretName) -> Bool {
+        guard case .oauth(let client) = companion.source, let url = TokenURL(client.tokenURL) else { return false }
+        let secretName = client.clientSecretName
+        return !origins.contains(url.origin)
+            && (secretName == nil || secretName == Self.conventionalClientSecretName(of: name))
+    }
+
+    /// Throws unless `url` is a plain http(s) URL (``TokenURL``) that sends nothing in clear to
+    /// another machine (or ``allowHTTP``). For `oauth import`/`login` (`.usage`) and refreshes.
+    public func checkURL(_ url: String, what: String, code: VaultError.Code = .usage) throws(VaultError) {
+        guard let parsed = TokenURL(url) else {
+            throw VaultError(
+                code,
+                "the \(what) is not a plain http(s) URL (a host name or address, a port, no user information)"
+            )
+        }
+        if parsed.isPlainHTTP, !parsed.isLoopback, !allowHTTP {
+            throw VaultError(
+                code,
+                "the \(what) \(parsed.origin) is plain http: tokens would cross the network in clear; use https, or set VAULT_ALLOW_HTTP=1"
+            )
+        }
+    }
+
+    private func checkTransport(_ url: String, of name: SecretName) throws(VaultError) {
+        do {
+            try checkURL(url, what: "token endpoint", code: .damaged)
+        } catch {
+            throw VaultError(error.code, "'\(name.account)' is not refreshed, nothing was sent: \(error.message)")
+        }
+    }
+
+    /// Records `companion` as approved for `name` in `store` on this machine.
+    func record(_ companion: TokenCompanion, for name: SecretName, in store: any SecretStore) throws(VaultError) {
+        guard let record = RefreshApprovalRecord(companion) else {
+            throw VaultError(.usage, "the token URL of '\(name.account)' is not a plain http(s) URL")
+        }
+        guard let directory else {
+            throw VaultError(.usage, "no state folder to record the approval in: set XDG_STATE_HOME or HOME")
+        }
+        // Root writing with a user's HOME (`sudo -E`) leaves no root-owned folder there, which
+        // would stop the user's own records (as with header trust); saying so beats an approval
+        // that silently is not there.
+        guard FileSystem.ownerOfNearestExisting(directory) == geteuid() else {
+            throw VaultError(
+                .other, "cannot record the approval of '\(name.account)': \(directory) belongs to another user")
+        }
+        try record.write(
+            directory: directory, fileName: RefreshApprovalRecord.fileName(name, storeKey: Self.storeKey(store)))
+    }
+
+    /// What names a store in records: the file's canonical path, the OpenBao servers and mount,
+    /// the Secret Service; a fallback store is its primary (where refreshed tokens are written).
+    static func storeKey(_ store: any SecretStore) -> String {
+        if let fallback = store as? FallbackStore { return storeKey(fallback.primary) }
+        if let file = store as? FileStore { return "file " + FileSystem.canonicalPath(file.path) }
+        if let bao = store as? OpenBaoStore {
+            return "openbao " + bao.client.settings.addresses.sorted().joined(separator: " ") + " mount "
+                + bao.client.settings.mount
+        }
+        return store.label
+    }
+
+    /// The file store refreshed tokens are written to, if any.
+    private static func fileStore(_ store: any SecretStore) -> FileStore? {
+        if let fallback = store as? FallbackStore { return fileStore(fallback.primary) }
+        return store as? FileStore
+    }
+}
+
+extension TokenCompanion {
+    fileprivate var isCommand: Bool {
+        if case .command = source { return true }
+        return false
+    }
+}
