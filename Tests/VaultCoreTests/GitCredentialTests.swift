@@ -4,14 +4,15 @@ import VaultCore
 /// git's credential protocol and the names credentials get in a vault, on an in-memory store.
 @Suite("Git credentials")
 struct GitCredentialUnitTests {
-    @Test("the protocol: known keys kept, unknown ones and empty values ignored, a blank line ends it")
+    @Test("the protocol: known keys and empty values kept, unknown keys ignored, a blank line ends it")
     func parsing() throws {
         let input = Array(
             "protocol=https\nhost=h:1\nwwwauth[]=Basic\nusername=a=b\npassword=p w=\npath=\nnew=1\n\nhost=after\n".utf8)
         let credential = try GitCredential.parse(input)
         #expect(
             credential
-                == GitCredential(protocolName: "https", host: "h:1", username: "a=b", password: Array("p w=".utf8)))
+                == GitCredential(
+                    protocolName: "https", host: "h:1", path: "", username: "a=b", password: Array("p w=".utf8)))
         #expect(throws: VaultError.self) { try GitCredential.parse(Array("protocol\n".utf8)) }
         #expect(credential.answer() == Array("username=a=b\npassword=p w=\n".utf8))
     }
@@ -34,5 +35,17 @@ struct GitCredentialUnitTests {
         #expect(withPath?.password == [1, 2])
         try storage.erase(GitCredential(protocolName: "https", host: "h.example"))
         #expect(try vault.list(service: "git").isEmpty)
+    }
+
+    @Test("an empty username and password are stored and read back as empty, as git's t0303 asks")
+    func emptyUsername() throws {
+        let vault = Vault(store: MemoryStore())
+        let storage = NamedGitCredentials(vault: vault)
+        let stored = try storage.perform(
+            "store", try GitCredential.parse(Array("protocol=https\nhost=sso.tld\nusername=\npassword=\n".utf8)))
+        #expect(stored.isEmpty)
+        #expect(try vault.list(service: "git").map(\.name.account) == ["https://@sso.tld"])
+        let answer = try storage.perform("get", try GitCredential.parse(Array("protocol=https\nhost=sso.tld\n".utf8)))
+        #expect(answer == Array("username=\npassword=\n".utf8))
     }
 }

@@ -28,8 +28,9 @@ public struct GitCredential: Sendable, Equatable {
         self.oauthRefreshToken = oauthRefreshToken
     }
 
-    /// Reads the lines git writes to a helper. A line without `=` is a usage error; an empty
-    /// value counts as absent, as in git.
+    /// Reads the lines git writes to a helper. A line without `=` is a usage error. An empty
+    /// value is kept: git tells `username=` (an empty user, as an SSO login stores) from no
+    /// username at all (`credential.c` keeps it), and so do its own helpers.
     public static func parse(_ input: [UInt8]) throws(VaultError) -> GitCredential {
         var credential = GitCredential()
         for (index, line) in input.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() {
@@ -39,7 +40,6 @@ public struct GitCredential: Sendable, Equatable {
             }
             let key = String(decoding: line[..<equals], as: UTF8.self)
             let value = Array(line[(equals + 1)...])
-            if value.isEmpty { continue }
             let text = String(decoding: value, as: UTF8.self)
             switch key {
             case "protocol": credential.protocolName = text

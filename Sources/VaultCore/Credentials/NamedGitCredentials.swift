@@ -44,7 +44,8 @@ public struct NamedGitCredentials: GitCredentialStorage {
         guard let user = SecretReference.percentDecoded(authority[..<at]) else { return nil }
         return GitCredential(
             protocolName: String(scheme), host: String(authority[authority.index(after: at)...]),
-            path: rest.count > authority.count ? String(path) : nil, username: user.isEmpty ? nil : user)
+            // Every stored name has a username: an empty one is the empty user git sent.
+            path: rest.count > authority.count ? String(path) : nil, username: user)
     }
 
     /// `PROTOCOL://REST` split at the first `://`, or nil if there is none.
