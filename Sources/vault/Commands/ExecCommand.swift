@@ -94,6 +94,9 @@ enum ProcessImage {
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) }
         argv.append(nil)
         Hygiene.restoreForChild()
+        // COMMAND gets standard input, output and error, nothing else of vault's: libcurl's
+        // socketpair and a kept-alive connection to OpenBao are open without close-on-exec.
+        _ = CVaultProcess_closeOnExecFrom(3)
         CVaultProcess_execvpe(arguments[0], argv, envp)
         let failure = Errno(rawValue: errno)
         for buffer in added {
