@@ -1,4 +1,5 @@
 import Testing
+import VaultAge
 import VaultCore
 
 /// git's credential protocol and the names credentials get in a vault, on an in-memory store.
@@ -12,7 +13,7 @@ struct GitCredentialUnitTests {
         #expect(
             credential
                 == GitCredential(
-                    protocolName: "https", host: "h:1", path: "", username: "a=b", password: Array("p w=".utf8)))
+                    protocolName: "https", host: "h:1", path: "", username: "a=b", password: SecureBytes("p w=".utf8)))
         #expect(throws: VaultError.self) { try GitCredential.parse(Array("protocol\n".utf8)) }
         #expect(credential.answer() == Array("username=a=b\npassword=p w=\n".utf8))
     }
@@ -23,11 +24,13 @@ struct GitCredentialUnitTests {
         let vault = Vault(store: MemoryStore(), now: { Timestamp(secondsSince1970: time) })
         let storage = NamedGitCredentials(vault: vault)
         let odd = GitCredential(
-            protocolName: "https", host: "h.example", path: "x/y", username: "me@corp/a:b%", password: [1, 2])
+            protocolName: "https", host: "h.example", path: "x/y", username: "me@corp/a:b%",
+            password: SecureBytes([1, 2]))
         try storage.store(odd)
         #expect(try vault.list(service: "git").map(\.name.account) == ["https://me%40corp%2Fa%3Ab%25@h.example/x/y"])
         time += 10
-        try storage.store(GitCredential(protocolName: "https", host: "h.example", username: "z", password: [3]))
+        try storage.store(
+            GitCredential(protocolName: "https", host: "h.example", username: "z", password: SecureBytes([3])))
         let newest = try storage.find(GitCredential(protocolName: "https", host: "h.example"))
         #expect(newest?.username == "z")
         let withPath = try storage.find(GitCredential(protocolName: "https", host: "h.example", path: "x/y"))

@@ -80,10 +80,9 @@ public struct NamedGitCredentials: GitCredentialStorage {
             } catch  where error.code == .notFound || error.code == .expired {
                 continue
             }
-            found.password = record.value.unprotectedArray
+            found.password = record.value
             found.passwordExpiry = record.metadata.expires?.secondsSince1970
             found.oauthRefreshToken = try vault.store.read(try name(found, in: refreshTokenService))?.value
-                .unprotectedArray
             return found
         }
         return nil
@@ -97,7 +96,7 @@ public struct NamedGitCredentials: GitCredentialStorage {
     /// same protocol, host and path (the new one is written first, so a failure loses nothing).
     func store(_ credential: GitCredential, replacingOtherUsers: Bool) throws(VaultError) {
         let secretName = try name(credential, in: service)
-        try vault.set(secretName, value: credential.password ?? [], expires: credential.expires)
+        try vault.set(secretName, value: credential.password ?? SecureBytes(), expires: credential.expires)
         if replacingOtherUsers {
             var others = credential
             others.username = nil
