@@ -18,12 +18,19 @@ int CVaultProcess_setNotDumpable(void);
 int CVaultProcess_execvpe(const char *_Nonnull file, char *_Nullable const *_Nonnull argv,
                           char *_Nullable const *_Nonnull envp);
 
-/// Marks every descriptor from `lowest` up close-on-exec, so that a program vault runs inherits
-/// none of vault's own: libcurl opens its socketpair and kept-alive connections without
-/// O_CLOEXEC, and a child must not hold vault's connection to a secret server. Uses
-/// close_range(2) with CLOSE_RANGE_CLOEXEC (Linux 5.11), else walks /proc/self/fd. glibc 2.36's
-/// headers declare neither the flag nor the syscall number to Swift. Returns 0, or -1 with errno.
-int CVaultProcess_closeOnExecFrom(int lowest);
+/// Writes the open descriptors numbered `lowest` or more, in increasing order, to `out` (at most
+/// `capacity` of them; the caller's array). Returns how many are open (which may exceed
+/// `capacity`), or -1 with errno set if /proc/self/fd cannot be read.
+int CVaultProcess_openDescriptors(int lowest, int *_Nonnull out, int capacity);
+
+/// Marks every descriptor from `lowest` up close-on-exec except the `keptCount` ones in `kept`
+/// (increasing order; the caller's array), so that a program vault runs inherits none of
+/// vault's own: libcurl opens its socketpair and kept-alive connections without O_CLOEXEC, and
+/// a child must not hold vault's connection to a secret server. The kept ones are those vault
+/// was started with, which its caller meant for the program. Uses close_range(2) with
+/// CLOSE_RANGE_CLOEXEC (Linux 5.11), else walks /proc/self/fd; glibc 2.36's headers declare
+/// neither the flag nor the syscall number to Swift. Returns 0, or -1 with errno set.
+int CVaultProcess_closeOnExecExcept(int lowest, const int *_Nullable kept, int keptCount);
 
 /// posix_spawn_file_actions_addclosefrom_np(3) (glibc 2.34, declared only under _GNU_SOURCE):
 /// the child closes every descriptor from `lowest` up before it runs. Returns 0 or an error number.

@@ -47,6 +47,7 @@ extension CommandSpec {
                 throw VaultError(.usage, "choose the secrets: --env VAR=NAME (repeatable) or --all; or --env-file FILE")
             }
             Hygiene.saveSignalDispositions()  // before the Secret Service backend loads GLib
+            Hygiene.saveInheritedDescriptors()  // before a backend opens any
             let service = try invocation.factory.service()
             let vault = try invocation.vault()
             var bindings = invocation.flag(.all) ? try vault.bindingsForAll(service: service) : []
@@ -93,10 +94,8 @@ enum ProcessImage {
         envp.append(nil)
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) }
         argv.append(nil)
+        // COMMAND gets no descriptor of vault's own, only those vault was started with.
         Hygiene.restoreForChild()
-        // COMMAND gets standard input, output and error, nothing else of vault's: libcurl's
-        // socketpair and a kept-alive connection to OpenBao are open without close-on-exec.
-        _ = CVaultProcess_closeOnExecFrom(3)
         CVaultProcess_execvpe(arguments[0], argv, envp)
         let failure = Errno(rawValue: errno)
         for buffer in added {
