@@ -129,7 +129,7 @@ final class LockFile {
             }
             // Polling, because flock has no timeout; the pause grows to 100 ms so that a long
             // wait costs little, and never sleeps past the deadline by more than that.
-            usleep(min(pause, UInt32(max(1, deadline.remainingMilliseconds)) * 1_000))
+            usleep(UInt32(min(Int(pause), max(1, deadline.remainingMilliseconds) * 1_000)))
             pause = min(pause * 2, 100_000)
         }
         self.fd = fd
