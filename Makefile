@@ -101,8 +101,12 @@ install: $(if $(INSTALL_BINARY),,build)
 	@binary="$(INSTALL_BINARY)"; [ -n "$$binary" ] || binary="$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/vault"; \
 	IFS=:; for dir in $$PATH; do \
 		if [ -x "$$dir/$(NAME)" ] && [ "$$dir" != "$(PREFIX)/bin" ] && [ "$$dir/$(NAME)" != "$$binary" ]; then \
-			echo "warning: another $(NAME) is on PATH: $$dir/$(NAME) (HashiCorp's Vault CLI is also called vault);" \
-				"install under another name with make install NAME=..." >&2; \
+			version=$$(timeout 5 "$$dir/$(NAME)" --version </dev/null 2>/dev/null | head -n 1); \
+			case "$$version" in \
+			"vault "[0-9]*) echo "note: an earlier install of this vault is on PATH: $$dir/$(NAME) ($$version)" >&2 ;; \
+			*) echo "warning: another $(NAME) is on PATH: $$dir/$(NAME) (HashiCorp's Vault CLI is also called vault);" \
+				"install under another name with make install NAME=..." >&2 ;; \
+			esac; \
 		fi; \
 	done; unset IFS; \
 	install -d $(BINDIR) $(SHAREDIR)/man/man1 && \

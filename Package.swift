@@ -26,7 +26,8 @@ let package = Package(
         .target(name: "CVaultSecret", dependencies: ["CVaultLoader"]),
         // C shim: loads libcurl at run time and makes the variadic calls Swift cannot.
         .target(name: "CVaultHTTP", dependencies: ["CVaultLoader"]),
-        // C shim for process-level calls Swift cannot make (variadic prctl).
+        // C shim for process-level calls Swift cannot make (variadic prctl, GNU-only execvpe,
+        // close_range's close-on-exec flag, posix_spawn's closefrom action).
         .target(name: "CVaultProcess"),
         // All of vault's logic: names, stores, encoding, migration. Never prints, never exits.
         .target(
@@ -35,6 +36,7 @@ let package = Package(
                 "VaultAge",
                 "CVaultSecret",
                 "CVaultHTTP",
+                "CVaultProcess",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),

@@ -12,6 +12,8 @@ enum Hygiene {
     // Written by `saveSignalDispositions()` before any library is loaded and read by
     // `restoreForChild()`, both on the main thread.
     nonisolated(unsafe) private static var dispositions: [(signal: Int32, action: sigaction)] = []
+    // Written by `saveInheritedDescriptors()` and read by `restoreForChild()`, on the main thread.
+    nonisolated(unsafe) private static var inherited: [Int32] = []
 
     /// Disables core dumps and ptrace attachment by other unprivileged processes, so that a crash
     /// or a curious process cannot copy secrets out of memory.
@@ -38,9 +40,20 @@ enum Hygiene {
         }
     }
 
+    /// Records the descriptors above 2 that vault was started with (`vault exec -- CMD 3<file`):
+    /// they are its caller's, meant for the command; every later one is vault's own.
+    static func saveInheritedDescriptors() {
+        var found = [Int32](repeating: 0, count: 256)
+        let count = CVaultProcess_openDescriptors(3, &found, Int32(found.count))
+        inherited = count > 0 ? Array(found.prefix(Int(min(count, Int32(found.count))))) : []
+    }
+
     /// Puts back the core-size limit `apply()` lowered and the signal dispositions
-    /// `saveSignalDispositions()` recorded, just before `exec` replaces vault.
+    /// `saveSignalDispositions()` recorded, just before `exec` replaces vault; and marks every
+    /// descriptor vault opened close-on-exec (libcurl's socketpair and a kept-alive connection to
+    /// OpenBao are open without it), keeping those `saveInheritedDescriptors()` recorded.
     static func restoreForChild() {
+        _ = CVaultProcess_closeOnExecExcept(3, inherited, Int32(inherited.count))
         for (signal, action) in dispositions {
             var action = action
             _ = sigaction(signal, &action, nil)

@@ -37,6 +37,21 @@ struct GitCredentialTests {
                 != 0)
     }
 
+    @Test("git approves an empty username and password (an SSO login); fill gives them back, not a prompt")
+    func emptyUsername() throws {
+        let vault = try VaultRunner.withHelpers()
+        defer { vault.cleanUp() }
+        let helper = ["-c", "credential.helper=vault"]
+        try vault.git(
+            helper + ["credential", "approve"], stdin: "protocol=https\nhost=sso.tld\nusername=\npassword=\n\n"
+        ).expectSuccess()
+        #expect(try vault.run(["ls", "--service", "git"]).stdoutText == "https://@sso.tld\n")
+        // Without the credential, git would ask the terminal, which is disabled: a failure.
+        let fill = try vault.git(helper + ["credential", "fill"], stdin: "protocol=https\nhost=sso.tld\n\n")
+        fill.expectSuccess()
+        #expect(fill.stdoutText == "protocol=https\nhost=sso.tld\nusername=\npassword=\n", "\(fill.stderr)")
+    }
+
     @Test("the protocol: expiry maps to vault's, refresh tokens kept, unknown keys ignored")
     func protocolDetails() throws {
         let vault = try VaultRunner.withHelpers()

@@ -127,4 +127,28 @@ struct GitLibsecretInteropTests {
         #expect(expired.stdout.isEmpty)
         try vault.helper("git-credential-vault", ["erase"], stdin: "protocol=https\nhost=\(host)\n").expectSuccess()
     }
+
+    @Test("an empty username (an SSO login) is the attribute user=\"\", as git-credential-libsecret stores it")
+    func emptyUsername() throws {
+        let libsecret = try libsecret()
+        let (vault, host) = try keyringRunner()
+        defer { vault.cleanUp() }
+        try vault.helper(
+            "git-credential-vault", ["store"], stdin: "protocol=https\nhost=\(host)\nusername=\npassword=\n"
+        ).expectSuccess()
+        let item = try runTool(
+            "/usr/bin/secret-tool", ["search", "--all", "server", host, "user", ""], environment: vault.environment)
+        #expect(item.stdoutText.contains("[/"), "no item with user=\"\": \(item.stdoutText) \(item.stderr)")
+        let found = try vault.helper("git-credential-vault", ["get"], stdin: "protocol=https\nhost=\(host)\n")
+        #expect(found.stdoutText == "username=\npassword=\n")
+        try vault.helper("git-credential-vault", ["erase"], stdin: "protocol=https\nhost=\(host)\n").expectSuccess()
+        // And what git-credential-libsecret stores so, vault reads back the same way.
+        try vault.runProgram(
+            libsecret, ["store"], stdin: Array("protocol=https\nhost=\(host)\nusername=\npassword=\n".utf8)
+        ).expectSuccess()
+        let fromLibsecret = try vault.helper(
+            "git-credential-vault", ["get"], stdin: "protocol=https\nhost=\(host)\n")
+        #expect(fromLibsecret.stdoutText == "username=\npassword=\n", "\(fromLibsecret.stderr)")
+        try vault.helper("git-credential-vault", ["erase"], stdin: "protocol=https\nhost=\(host)\n").expectSuccess()
+    }
 }

@@ -97,7 +97,7 @@ struct InstallTests {
         #expect(result.stdoutText == "get\n", "stderr: \(result.stderr)")
     }
 
-    @Test("NAME installs under another name; the helpers still reach it; another vault on PATH is warned about")
+    @Test("NAME installs under another name; helpers reach it; a foreign vault on PATH is warned about, ours is not")
     func otherName() throws {
         let stage = try Staging()
         defer { stage.vault.cleanUp() }
@@ -108,6 +108,16 @@ struct InstallTests {
         let warned = try stage.make("install", path: elsewhere + ":/usr/bin:/bin")
         #expect(warned.status == 0)
         #expect(warned.stderr.contains("warning: another vault is on PATH: \(elsewhere)/vault"), "\(warned.stderr)")
+
+        // This project's own earlier install (`vault --version` prints `vault 1.0.0`; HashiCorp's
+        // prints `Vault v1.15.0`) is no foreign program: a note, no warning.
+        let earlier = stage.vault.path("earlier")
+        try FileManager.default.createDirectory(atPath: earlier, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: earlier + "/vault", withDestinationPath: VaultRunner.binary)
+        let noted = try stage.make("install", path: earlier + ":/usr/bin:/bin")
+        #expect(noted.status == 0)
+        #expect(!noted.stderr.contains("warning"), "\(noted.stderr)")
+        #expect(noted.stderr.contains("note: an earlier install of this vault is on PATH: \(earlier)/vault"))
 
         let renamed = try stage.make("install", ["NAME=vault-cli"])
         #expect(renamed.status == 0, "\(renamed.stderr)")

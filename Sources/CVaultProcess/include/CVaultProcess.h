@@ -1,10 +1,12 @@
 #ifndef CVAULTPROCESS_H
 #define CVAULTPROCESS_H
 
+#include <spawn.h>
+
 // Process-level calls that Swift cannot make directly: glibc declares prctl(2) as variadic
 // (`int prctl(int option, ...)`), and variadic C functions cannot be called from Swift;
 // execvpe(3) is a GNU extension that glibc declares only under _GNU_SOURCE, which Swift's
-// Glibc module does not define.
+// Glibc module does not define; so are close_range(2)'s flag and posix_spawn's closefrom action.
 
 /// Marks the process non-dumpable: no core file, and no ptrace attach by other unprivileged
 /// processes. Returns 0 on success, -1 with errno set on failure.
@@ -15,5 +17,23 @@ int CVaultProcess_setNotDumpable(void);
 /// are NULL-terminated arrays owned by the caller. Returns only on failure: -1 with errno set.
 int CVaultProcess_execvpe(const char *_Nonnull file, char *_Nullable const *_Nonnull argv,
                           char *_Nullable const *_Nonnull envp);
+
+/// Writes the open descriptors numbered `lowest` or more, in increasing order, to `out` (at most
+/// `capacity` of them; the caller's array). Returns how many are open (which may exceed
+/// `capacity`), or -1 with errno set if /proc/self/fd cannot be read.
+int CVaultProcess_openDescriptors(int lowest, int *_Nonnull out, int capacity);
+
+/// Marks every descriptor from `lowest` up close-on-exec except the `keptCount` ones in `kept`
+/// (increasing order; the caller's array), so that a program vault runs inherits none of
+/// vault's own: libcurl opens its socketpair and kept-alive connections without O_CLOEXEC, and
+/// a child must not hold vault's connection to a secret server. The kept ones are those vault
+/// was started with, which its caller meant for the program. Uses close_range(2) with
+/// CLOSE_RANGE_CLOEXEC (Linux 5.11), else walks /proc/self/fd; glibc 2.36's headers declare
+/// neither the flag nor the syscall number to Swift. Returns 0, or -1 with errno set.
+int CVaultProcess_closeOnExecExcept(int lowest, const int *_Nullable kept, int keptCount);
+
+/// posix_spawn_file_actions_addclosefrom_np(3) (glibc 2.34, declared only under _GNU_SOURCE):
+/// the child closes every descriptor from `lowest` up before it runs. Returns 0 or an error number.
+int CVaultProcess_addCloseFrom(posix_spawn_file_actions_t *_Nonnull actions, int lowest);
 
 #endif

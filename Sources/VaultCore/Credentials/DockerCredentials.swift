@@ -1,3 +1,5 @@
+import VaultAge
+
 /// Registry credentials for the docker-credential-helpers protocol (`docker-credential-vault`),
 /// as named vault secrets on any backend.
 ///
@@ -46,7 +48,7 @@ public struct DockerCredentials {
         }
         var credential = try Self.query(String(decoding: url, as: UTF8.self))
         credential.username = String(decoding: username, as: UTF8.self)
-        credential.password = secret
+        credential.password = SecureBytes(secret)
         // One credential per registry: the one stored last replaces another user's.
         try named.store(credential, replacingOtherUsers: true)
     }
@@ -59,7 +61,7 @@ public struct DockerCredentials {
         out += ",\"Username\":".utf8
         JSONString.append((found.username ?? "").utf8, to: &out)
         out += ",\"Secret\":".utf8
-        JSONString.append(found.password ?? [], to: &out)
+        JSONString.append(found.password ?? SecureBytes(), to: &out)
         out += "}\n".utf8
         return out
     }

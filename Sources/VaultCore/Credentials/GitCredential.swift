@@ -1,3 +1,5 @@
+public import VaultAge
+
 /// One credential in git's credential helper protocol (gitcredentials(7), git-credential(1)):
 /// `key=value` lines ending at a blank line or the end of input.
 ///
@@ -10,14 +12,14 @@ public struct GitCredential: Sendable, Equatable {
     public var path: String?
     public var username: String?
     /// The password, byte for byte (anything but a newline or a NUL byte).
-    public var password: [UInt8]?
+    public var password: SecureBytes?
     /// When the password stops being valid, as git sends it: seconds since 1970, UTC.
     public var passwordExpiry: Int64?
-    public var oauthRefreshToken: [UInt8]?
+    public var oauthRefreshToken: SecureBytes?
 
     public init(
         protocolName: String? = nil, host: String? = nil, path: String? = nil, username: String? = nil,
-        password: [UInt8]? = nil, passwordExpiry: Int64? = nil, oauthRefreshToken: [UInt8]? = nil
+        password: SecureBytes? = nil, passwordExpiry: Int64? = nil, oauthRefreshToken: SecureBytes? = nil
     ) {
         self.protocolName = protocolName
         self.host = host
@@ -28,8 +30,9 @@ public struct GitCredential: Sendable, Equatable {
         self.oauthRefreshToken = oauthRefreshToken
     }
 
-    /// Reads the lines git writes to a helper. A line without `=` is a usage error; an empty
-    /// value counts as absent, as in git.
+    /// Reads the lines git writes to a helper. A line without `=` is a usage error. An empty
+    /// value is kept: git tells `username=` (an empty user, as an SSO login stores) from no
+    /// username at all (`credential.c` keeps it), and so do its own helpers.
     public static func parse(_ input: [UInt8]) throws(VaultError) -> GitCredential {
         var credential = GitCredential()
         for (index, line) in input.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() {
@@ -38,17 +41,17 @@ public struct GitCredential: Sendable, Equatable {
                 throw VaultError(.usage, "git credential line \(index + 1) has no '=' (expected key=value)")
             }
             let key = String(decoding: line[..<equals], as: UTF8.self)
-            let value = Array(line[(equals + 1)...])
-            if value.isEmpty { continue }
-            let text = String(decoding: value, as: UTF8.self)
+            let value = line[(equals + 1)...]
+            // Secrets go straight into secret bytes; only the other fields become strings.
+            func text() -> String { String(decoding: value, as: UTF8.self) }
             switch key {
-            case "protocol": credential.protocolName = text
-            case "host": credential.host = text
-            case "path": credential.path = text
-            case "username": credential.username = text
-            case "password": credential.password = value
-            case "password_expiry_utc": credential.passwordExpiry = Int64(text)
-            case "oauth_refresh_token": credential.oauthRefreshToken = value
+            case "protocol": credential.protocolName = text()
+            case "host": credential.host = text()
+            case "path": credential.path = text()
+            case "username": credential.username = text()
+            case "password": credential.password = SecureBytes(value)
+            case "password_expiry_utc": credential.passwordExpiry = Int64(text())
+            case "oauth_refresh_token": credential.oauthRefreshToken = SecureBytes(value)
             default: continue
             }
         }
@@ -56,16 +59,18 @@ public struct GitCredential: Sendable, Equatable {
     }
 
     /// The answer to `get`: the fields a helper adds, as `key=value` lines.
-    public func answer() -> [UInt8] {
-        var out: [UInt8] = []
-        func line(_ key: String, _ value: [UInt8]?) {
-            guard let value else { return }
-            out += Array(key.utf8) + [UInt8(ascii: "=")] + value + [0x0A]
+    public func answer() -> SecureBytes {
+        var out = SecureBytes()
+        func line(_ key: String, _ value: some Collection<UInt8>) {
+            out += key.utf8
+            out.append(UInt8(ascii: "="))
+            out += value
+            out.append(0x0A)
         }
-        line("username", username.map { Array($0.utf8) })
-        line("password", password)
-        line("password_expiry_utc", passwordExpiry.map { Array(String($0).utf8) })
-        line("oauth_refresh_token", oauthRefreshToken)
+        if let username { line("username", username.utf8) }
+        if let password { line("password", password) }
+        if let passwordExpiry { line("password_expiry_utc", String(passwordExpiry).utf8) }
+        if let oauthRefreshToken { line("oauth_refresh_token", oauthRefreshToken) }
         return out
     }
 
@@ -96,26 +101,26 @@ extension GitCredentialStorage {
     /// Runs one helper operation: `get` returns the answer to print, the others nothing. A query
     /// without protocol and host gets no answer; a `store` lacking a username or password, or an
     /// `erase` with nothing to match on, is ignored, as git-credential-libsecret does.
-    public func perform(_ operation: String, _ credential: GitCredential) throws(VaultError) -> [UInt8] {
+    public func perform(_ operation: String, _ credential: GitCredential) throws(VaultError) -> SecureBytes {
         switch operation {
         case "get":
-            guard credential.protocolName != nil, credential.host != nil else { return [] }
-            return try find(credential)?.answer() ?? []
+            guard credential.protocolName != nil, credential.host != nil else { return SecureBytes() }
+            return try find(credential)?.answer() ?? SecureBytes()
         case "store":
             guard credential.protocolName != nil, credential.host != nil, credential.username != nil,
                 credential.password != nil
-            else { return [] }
+            else { return SecureBytes() }
             try store(credential)
         case "erase":
             guard
                 credential.protocolName != nil || credential.host != nil || credential.path != nil
                     || credential.username != nil
-            else { return [] }
+            else { return SecureBytes() }
             try erase(credential)
         default:
             break  // git: "helpers should ignore unknown operations"
         }
-        return []
+        return SecureBytes()
     }
 }
 

@@ -44,7 +44,8 @@ public struct NamedGitCredentials: GitCredentialStorage {
         guard let user = SecretReference.percentDecoded(authority[..<at]) else { return nil }
         return GitCredential(
             protocolName: String(scheme), host: String(authority[authority.index(after: at)...]),
-            path: rest.count > authority.count ? String(path) : nil, username: user.isEmpty ? nil : user)
+            // Every stored name has a username: an empty one is the empty user git sent.
+            path: rest.count > authority.count ? String(path) : nil, username: user)
     }
 
     /// `PROTOCOL://REST` split at the first `://`, or nil if there is none.
@@ -79,10 +80,9 @@ public struct NamedGitCredentials: GitCredentialStorage {
             } catch  where error.code == .notFound || error.code == .expired {
                 continue
             }
-            found.password = record.value.unprotectedArray
+            found.password = record.value
             found.passwordExpiry = record.metadata.expires?.secondsSince1970
             found.oauthRefreshToken = try vault.store.read(try name(found, in: refreshTokenService))?.value
-                .unprotectedArray
             return found
         }
         return nil
@@ -96,7 +96,7 @@ public struct NamedGitCredentials: GitCredentialStorage {
     /// same protocol, host and path (the new one is written first, so a failure loses nothing).
     func store(_ credential: GitCredential, replacingOtherUsers: Bool) throws(VaultError) {
         let secretName = try name(credential, in: service)
-        try vault.set(secretName, value: credential.password ?? [], expires: credential.expires)
+        try vault.set(secretName, value: credential.password ?? SecureBytes(), expires: credential.expires)
         if replacingOtherUsers {
             var others = credential
             others.username = nil

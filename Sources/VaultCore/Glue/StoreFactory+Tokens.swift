@@ -21,11 +21,13 @@ extension StoreFactory {
             journalDirectory = stateDirectory()
         }
         let environment = self.environment
-        return TokenSettings(
+        var settings = TokenSettings(
             refreshSkew: skew, lockDirectory: directory, journalDirectory: journalDirectory,
             storeRetryBudget: try timeout(),
             commandEnvironment: environment.filter { !Self.holdsKeyMaterial($0.key) }, endpoint: try oauthClient(),
             approval: try refreshApproval())
+        settings.waitLimit = try timeout()
+        return settings
     }
 
     /// The device login of `vault oauth login` (RFC 8628) for `client` at `deviceURL`.

@@ -86,7 +86,12 @@ public final class Migration {
     /// What the current or last ``run()`` did.
     public private(set) var progress = Progress()
 
+    /// Called as secrets are done (copied and verified, or skipped) with how many of how many:
+    /// the tool may draw a progress line from it. The library never prints.
+    public var onProgress: ((_ done: Int, _ total: Int) -> Void)?
+
     private var planned: [(step: Step, record: SecretRecord)]?
+    private var total = 0
 
     /// A migration from `source` to `destination`; nothing is read before ``plan()`` or ``run()``.
     public init(from source: any SecretStore, to destination: any SecretStore, options: Options) {
@@ -124,6 +129,7 @@ public final class Migration {
         let plan = planned ?? []
         planned = nil
         progress = Progress()
+        total = plan.count
         let conflicts = plan.filter { $0.step.action == .conflict }.map(\.step.name)
         if !conflicts.isEmpty {
             throw VaultError(
@@ -142,6 +148,7 @@ public final class Migration {
             let chunk = plan[start..<end]
             try copy(chunk.filter { $0.step.action != .skip }.map { ($0.record, $0.step.action == .overwrite) })
             progress.skipped += chunk.filter { $0.step.action == .skip }.count
+            reportProgress()
             if !options.keepSource { try removeFromSource(chunk.map(\.record)) }
             start = end
         }
@@ -207,6 +214,11 @@ public final class Migration {
         }
         progress.migrated += 1
         if item.overwrite { progress.overwritten += 1 }
+        reportProgress()
+    }
+
+    private func reportProgress() {
+        onProgress?(progress.migrated + progress.skipped, total)
     }
 
     /// Deletes the records from the source unless they changed there since they were read.

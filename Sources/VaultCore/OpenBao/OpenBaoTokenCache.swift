@@ -15,6 +15,10 @@ struct OpenBaoTokenCache {
 
     /// The cached token, if one is there and not near its expiry.
     func load(now: Timestamp = .now()) -> SecureBytes? {
+        // `sudo -E` keeps the user's XDG_RUNTIME_DIR: root neither reads a login from, nor
+        // writes one into, a folder that is not its own and private (``store(_:expires:)``).
+        guard (try? FileSystem.checkPrivateDirectory(FileSystem.directory(of: path), holdingSecrets: true)) != nil
+        else { return nil }
         guard var bytes = FileSystem.readOwnPrivate(path) else { return nil }
         defer { wipe(&bytes) }
         let lines = bytes.split(separator: UInt8(ascii: "\n"))

@@ -1,3 +1,5 @@
+import VaultAge
+
 /// Git credentials in the Secret Service, stored and found the way git-credential-libsecret does,
 /// so that a user can switch between it and vault in either direction.
 ///
@@ -50,16 +52,16 @@ public struct SecretServiceGitCredentials: GitCredentialStorage {
         if let port = attributes["port"], host != nil { host! += ":" + port }
         var credential = GitCredential(
             protocolName: attributes["protocol"], host: host, path: attributes["object"], username: attributes["user"],
-            password: item.value)
+            password: SecureBytes(item.value))
         guard attributes[SecretServiceItems.schemaKey] == gitSchema else { return credential }
         let lines = item.value.split(separator: 0x0A, omittingEmptySubsequences: false)
-        credential.password = Array(lines[0])
+        credential.password = SecureBytes(lines[0])
         for line in lines.dropFirst() {
             let text = String(decoding: line, as: UTF8.self)
             if text.hasPrefix("password_expiry_utc=") {
                 credential.passwordExpiry = Int64(text.dropFirst("password_expiry_utc=".count))
             } else if line.starts(with: "oauth_refresh_token=".utf8) {
-                credential.oauthRefreshToken = Array(line.dropFirst("oauth_refresh_token=".utf8.count))
+                credential.oauthRefreshToken = SecureBytes(line.dropFirst("oauth_refresh_token=".utf8.count))
             }
         }
         return credential
@@ -85,11 +87,16 @@ public struct SecretServiceGitCredentials: GitCredentialStorage {
         var attributes = Self.attributes(credential)
         let keys = Set(attributes.keys)
         let modern = credential.passwordExpiry != nil || credential.oauthRefreshToken != nil
-        var value = credential.password ?? []
+        // The item layer takes an array; it is wiped once stored.
+        var value = credential.password?.unprotectedArray ?? []
+        defer { wipe(&value) }
         if modern {
             attributes[SecretServiceItems.schemaKey] = Self.gitSchema
             if let expiry = credential.passwordExpiry { value += Array("\npassword_expiry_utc=\(expiry)".utf8) }
-            if let token = credential.oauthRefreshToken { value += Array("\noauth_refresh_token=".utf8) + token }
+            if let token = credential.oauthRefreshToken {
+                value += "\noauth_refresh_token=".utf8
+                value += token
+            }
         } else {
             attributes[SecretServiceItems.schemaKey] = Self.compatSchema
         }

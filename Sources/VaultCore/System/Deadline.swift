@@ -28,3 +28,8 @@ struct Deadline: Sendable {
         return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
     }
 }
+
+extension Double {
+    /// A limit in seconds as a user writes it: `2`, `0.5`.
+    var secondsText: String { self == rounded() && abs(self) < 1e15 ? String(Int(self)) : String(self) }
+}

@@ -14,6 +14,10 @@
 ///
 /// `flock` locks belong to the open file description, so the kernel releases them when the
 /// process dies: a lock left by a killed `vault` never blocks the next command.
+///
+/// The wait for these locks is not bounded by `VAULT_TIMEOUT`, unlike ``LockFile``'s for a
+/// refresh: writers of one vault queue here behind each other, each holding the lock for a key
+/// derivation and a write, and a queue of twenty is correct work, not a hang.
 final class FileLock {
     /// The vault file's directory, open and locked; the write is made relative to it, so the
     /// directory is resolved once.
@@ -92,9 +96,7 @@ final class LockFile {
 
     /// Blocks until `path` (created 0600 if needed; never through a symbolic link) is locked.
     init(path: String) throws(VaultError) {
-        let fd = try syscall("open the lock file \(path)") {
-            open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        }
+        let fd = try Self.open(path)
         do {
             try syscall("lock \(path)") { flock(fd, LOCK_EX) }
         } catch {
@@ -102,6 +104,41 @@ final class LockFile {
             throw error
         }
         self.fd = fd
+    }
+
+    /// Locks `path` as above, but waits at most `seconds` (`VAULT_TIMEOUT`) for another holder:
+    /// a lock held by a process that hangs (or by anything else that took it) must not block a
+    /// `vault get` for ever. Past the limit: `.unavailable`, naming `what` was waited for.
+    init(path: String, waitingAtMost seconds: Double, for what: String) throws(VaultError) {
+        let fd = try Self.open(path)
+        let deadline = Deadline(seconds: seconds)
+        var pause: UInt32 = 10_000
+        while true {
+            let result = valueOrErrno { flock(fd, LOCK_EX | LOCK_NB) }
+            if case .success = result { break }
+            if case .failure(let errno) = result, errno.rawValue != EWOULDBLOCK {
+                close(fd)
+                throw systemError("lock \(path)", errno)
+            }
+            if deadline.hasPassed {
+                close(fd)
+                throw VaultError(
+                    .unavailable,
+                    "gave up after \(seconds.secondsText) s waiting for \(what) (another process holds \(path)); "
+                        + "VAULT_TIMEOUT sets the wait")
+            }
+            // Polling, because flock has no timeout; the pause grows to 100 ms so that a long
+            // wait costs little, and never sleeps past the deadline by more than that.
+            usleep(UInt32(min(Int(pause), max(1, deadline.remainingMilliseconds) * 1_000)))
+            pause = min(pause * 2, 100_000)
+        }
+        self.fd = fd
+    }
+
+    private static func open(_ path: String) throws(VaultError) -> Int32 {
+        try syscall("open the lock file \(path)") {
+            Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        }
     }
 
     deinit {

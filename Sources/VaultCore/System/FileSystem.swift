@@ -119,24 +119,45 @@ enum FileSystem {
     /// any point leaves either the old or the new file; a failure removes the temporary file.
     /// Temporary files a crashed writer left are removed first: the directory lock is held, so no
     /// live writer owns one. A temporary file deleted by someone else before the rename is
-    /// written again. When running as root, the new file keeps the old one's owner.
+    /// written again. When running as root, the new file keeps the old one's owner (`sudo vault
+    /// set` leaves the user's vault theirs: it is encrypted to their key).
     static func writeAtomically(_ bytes: [UInt8], lock: FileLock) throws(VaultError) {
-        try writeAtomically(bytes, in: lock.directory, name: lock.fileName)
+        try writeAtomically(bytes, in: lock.directory, name: lock.fileName, keepingOwner: true)
     }
 
     /// Replaces the file `name` in the folder `directory` with `bytes`, as above; for small
-    /// files vault keeps outside the vault's directory, which nothing else writes at once.
+    /// files vault keeps outside the vault's directory, which nothing else writes at once, and
+    /// for `vault inject -o`.
+    ///
+    /// These files hold secrets in the clear, so root never gives one to another user: the new
+    /// file is root's, and a file of another user's is not replaced at all (``refuseOthersFile``).
     static func writeAtomically(_ bytes: [UInt8], directory: String, name: String) throws(VaultError) {
         let fd = try syscall("open the directory \(directory)") {
             open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         }
         defer { close(fd) }
-        try writeAtomically(bytes, in: fd, name: name)
+        try refuseOthersFile(fd, directory: directory, name: name)
+        try writeAtomically(bytes, in: fd, name: name, keepingOwner: false)
     }
 
-    private static func writeAtomically(_ bytes: [UInt8], in dir: Int32, name: String) throws(VaultError) {
+    /// Throws when running as root and `name` is another user's file. Replacing it would take
+    /// the file from its owner, keeping its owner would hand them the secrets written into it.
+    static func refuseOthersFile(_ dir: Int32, directory: String, name: String) throws(VaultError) {
+        guard geteuid() == 0 else { return }
+        var st = stat()
+        guard fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0, st.st_uid != geteuid() else { return }
+        let path = (directory == "/" ? "" : directory) + "/" + name
+        throw VaultError(
+            .other,
+            "\(path) belongs to uid \(st.st_uid): root does not replace another user's file with secrets; "
+                + "remove it or write elsewhere")
+    }
+
+    private static func writeAtomically(
+        _ bytes: [UInt8], in dir: Int32, name: String, keepingOwner: Bool
+    ) throws(VaultError) {
         removeStaleTemporaryFiles(of: name, in: dir)
-        let owner = ownerToKeep(dir, name)
+        let owner = keepingOwner ? ownerToKeep(dir, name) : nil
         var attempt = 0
         while true {
             attempt += 1

@@ -24,7 +24,40 @@ extension FileSystem {
     /// ``writeAtomically(_:directory:name:)``), creating its directory (0700) if needed.
     static func writePrivate(_ bytes: [UInt8], to path: String) throws(VaultError) {
         let directory = directory(of: path)
-        try makeDirectories(directory)
+        try makePrivateDirectory(directory, holdingSecrets: true)
         try writeAtomically(bytes, directory: directory, name: baseName(of: path))
+    }
+
+    /// Creates `path` (0700) if needed and checks it is a folder of the user's that others
+    /// cannot use: one that belongs to someone else (`sudo -E` keeps the user's
+    /// `XDG_RUNTIME_DIR`) or that others may write to (they could plant or hold lock files,
+    /// or replace a file) is refused with one line. A folder for files `holdingSecrets`
+    /// (refresh journals, cached logins) may not be readable by others either: mode 0700, as
+    /// docs/tokens.md says.
+    static func makePrivateDirectory(_ path: String, holdingSecrets: Bool) throws(VaultError) {
+        try makeDirectories(path)
+        try checkPrivateDirectory(path, holdingSecrets: holdingSecrets)
+    }
+
+    /// Throws as ``makePrivateDirectory(_:holdingSecrets:)`` does for a folder that exists.
+    static func checkPrivateDirectory(_ path: String, holdingSecrets: Bool) throws(VaultError) {
+        var st = stat()
+        try syscall("stat the folder \(path)") { stat(path, &st) }
+        guard (st.st_mode & S_IFMT) == S_IFDIR else {
+            throw VaultError(.other, "\(path) is not a folder; vault keeps its locks and journals there")
+        }
+        guard st.st_uid == geteuid() else {
+            throw VaultError(
+                .other,
+                "the folder \(path) belongs to uid \(st.st_uid), not to uid \(geteuid()); "
+                    + "vault keeps locks and secrets only in its user's own folders")
+        }
+        let open: mode_t = holdingSecrets ? 0o077 : 0o022
+        guard st.st_mode & open == 0 else {
+            throw VaultError(
+                .other,
+                "the folder \(path) is open to others (mode \(String(st.st_mode & 0o7777, radix: 8))); "
+                    + "run: chmod 700 \(path)")
+        }
     }
 }

@@ -1,3 +1,4 @@
+import CVaultProcess
 import VaultAge
 
 #if canImport(Glibc)
@@ -6,16 +7,20 @@ import VaultAge
 
 /// Runs a `--refresh-command` through `sh -c` and returns what it printed.
 ///
-/// The command gets no secret: its argv is `sh -c CMD`, its standard input is /dev/null, and its
+/// The command gets no secret: its argv is `sh -c CMD`, its standard input is /dev/null, its
 /// environment is vault's without the variables that hold key material (see
-/// ``TokenSettings/commandEnvironment``). Its standard error is vault's, so its own messages
-/// reach the user unchanged.
+/// ``TokenSettings/commandEnvironment``), and it inherits no descriptor of vault's beyond
+/// standard error (libcurl leaves its sockets open across exec). Its standard error is vault's,
+/// so its own messages reach the user unchanged.
+///
+/// It runs in a process group of its own, so that one that hangs is killed with all it started
+/// once `timeout` seconds (`VAULT_TIMEOUT`) have passed.
 enum RefreshCommand {
     /// The most a command may print, in bytes.
     static let outputLimit = 1 << 20
 
-    static func run(_ command: String, environment: [String: String], name: SecretName) throws(VaultError)
-        -> [UInt8]
+    static func run(_ command: String, environment: [String: String], name: SecretName, timeout: Double = 5)
+        throws(VaultError) -> [UInt8]
     {
         var fds: [Int32] = [0, 0]
         try syscall("create a pipe for the refresh command") { pipe(&fds) }
@@ -28,38 +33,38 @@ enum RefreshCommand {
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, writeEnd, 1)
+        _ = CVaultProcess_addCloseFrom(&actions, 3)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
+        posix_spawnattr_setpgroup(&attributes, 0)
         let words: [String] = ["sh", "-c", command]
         let argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { envp.forEach { free($0) } }
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, "/bin/sh", &actions, nil, argv, envp)
+        let spawned = posix_spawn(&pid, "/bin/sh", &actions, &attributes, argv, envp)
         close(writeEnd)
         guard spawned == 0 else {
             close(readEnd)
             throw systemError("start the refresh command of '\(name.account)'", Errno(rawValue: spawned))
         }
+        let deadline = Deadline(seconds: timeout)
         var output: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
         var overflow = false
-        while true {
-            guard
-                case .success(let n) = valueOrErrno({
-                    chunk.withUnsafeMutableBytes { read(readEnd, $0.baseAddress, $0.count) }
-                }),
-                n > 0
-            else { break }
-            if output.count + n > outputLimit {
-                overflow = true
-            } else {
-                output += chunk[..<n]
-            }
-        }
-        wipe(&chunk)
+        let finished = read(readEnd, into: &output, overflow: &overflow, until: deadline)
         close(readEnd)
-        var status: Int32 = 0
-        _ = valueOrErrno { waitpid(pid, &status, 0) }
+        guard finished, let status = wait(for: pid, until: deadline) else {
+            kill(-pid, SIGKILL)  // the whole group: `sh` and whatever it started
+            _ = valueOrErrno { waitpid(pid, nil, 0) }
+            wipe(&output)
+            throw VaultError(
+                .unavailable,
+                "the refresh command of '\(name.account)' did not finish within \(timeout.secondsText) s (VAULT_TIMEOUT); "
+                    + "it was stopped")
+        }
         let exited = status & 0x7F == 0
         let code = (status >> 8) & 0xFF
         guard exited, code == 0 else {
@@ -72,5 +77,51 @@ enum RefreshCommand {
             throw VaultError(.unavailable, "the refresh command of '\(name.account)' printed more than 1 MiB")
         }
         return output
+    }
+
+    /// Reads `fd` to its end into `output` (past ``outputLimit``, sets `overflow` and keeps
+    /// reading); false if the deadline passes first.
+    private static func read(
+        _ fd: Int32, into output: inout [UInt8], overflow: inout Bool, until deadline: Deadline
+    ) -> Bool {
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        defer { wipe(&chunk) }
+        while true {
+            var waiting = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let ready = valueOrErrno { poll(&waiting, 1, Int32(min(deadline.remainingMilliseconds, 60_000))) }
+            guard case .success(let count) = ready else { return true }
+            if count == 0 {
+                if deadline.hasPassed { return false }
+                continue
+            }
+            guard
+                case .success(let n) = valueOrErrno({
+                    chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+                }),
+                n > 0
+            else { return true }
+            if output.count + n > outputLimit {
+                overflow = true
+            } else {
+                output += chunk[..<n]
+            }
+        }
+    }
+
+    /// The wait status of `pid` once it exits, or nil if the deadline passes first: a command
+    /// may close its output and keep running.
+    private static func wait(for pid: pid_t, until deadline: Deadline) -> Int32? {
+        var pause: UInt32 = 1_000
+        while true {
+            var status: Int32 = 0
+            switch valueOrErrno({ waitpid(pid, &status, WNOHANG) }) {
+            case .success(let reaped) where reaped == pid: return status
+            case .success: break
+            case .failure: return 0  // not ours to wait for any more (ECHILD): nothing to report
+            }
+            if deadline.hasPassed { return nil }
+            usleep(pause)
+            pause = min(pause * 2, 50_000)
+        }
     }
 }

@@ -34,7 +34,8 @@ struct RefreshJournal {
         var companion: TokenCompanion
     }
 
-    /// Writes `entry` durably (fsync of the file and its folder), replacing any older one.
+    /// Writes `entry` durably (fsync of the file and its folder), replacing any older one; refuses
+    /// a folder that is not the user's and private, and (as root) another user's file.
     func write(_ entry: Entry) throws(VaultError) {
         var bytes = entry.encoded()
         defer { wipe(&bytes) }
@@ -42,9 +43,12 @@ struct RefreshJournal {
     }
 
     /// The entry the file holds; nil when there is none, or none vault can trust (see
-    /// ``FileSystem/readOwnPrivate(_:limit:)``). A file that is vault's but not well-formed (a
+    /// ``FileSystem/readOwnPrivate(_:limit:)``; its folder must be private too). A file that is vault's but not well-formed (a
     /// write cut short) is removed.
     func read(_ name: SecretName) -> Entry? {
+        // A journal in a folder others own or may write to could have been put there by them.
+        guard (try? FileSystem.checkPrivateDirectory(FileSystem.directory(of: path), holdingSecrets: true)) != nil
+        else { return nil }
         // A token of the largest size with every byte escaped (six bytes each) fits.
         guard var bytes = FileSystem.readOwnPrivate(path, limit: 8 * Vault.maximumValueSize) else { return nil }
         defer { wipe(&bytes) }

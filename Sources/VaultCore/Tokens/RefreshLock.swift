@@ -4,8 +4,10 @@ import Crypto
 ///
 /// One file per store and name under ``TokenSettings/lockDirectory``, named by a hash so that no
 /// name reaches the file system. It is held with `flock` (``LockFile``): the kernel drops it when
-/// its holder dies, so a `vault get` killed mid-refresh never blocks the next one. Waiters block
-/// until the holder is done, then re-read the token it stored.
+/// its holder dies, so a `vault get` killed mid-refresh never blocks the next one. Waiters wait
+/// until the holder is done, then re-read the token it stored; but no longer than
+/// ``TokenSettings/waitLimit`` (`VAULT_TIMEOUT`), since a holder may hang. The folder must be
+/// the user's and not writable by others (``FileSystem/makePrivateDirectory(_:holdingSecrets:)``).
 enum RefreshLock {
     static func acquire(_ name: SecretName, store: any SecretStore, settings: TokenSettings) throws(VaultError)
         -> LockFile
@@ -13,8 +15,10 @@ enum RefreshLock {
         guard let directory = settings.lockDirectory else {
             throw VaultError(.usage, "no place for the refresh lock: set XDG_RUNTIME_DIR or HOME")
         }
-        try FileSystem.makeDirectories(directory)
-        return try LockFile(path: "\(directory)/.vault-refresh-\(key(name, store: store)).lock")
+        try FileSystem.makePrivateDirectory(directory, holdingSecrets: false)
+        return try LockFile(
+            path: "\(directory)/.vault-refresh-\(key(name, store: store)).lock", waitingAtMost: settings.waitLimit,
+            for: "the refresh of '\(name.account)'")
     }
 
     /// What names `name`'s lock and journal files: a hash of the store and the name.

@@ -13,6 +13,9 @@ public struct TokenSettings: Sendable {
     /// Seconds a store write after a refresh is retried for before the refresh fails
     /// (`VAULT_TIMEOUT`); the answer stays in the journal either way.
     public var storeRetryBudget: Double
+    /// Seconds a command waits for another process's refresh of the same token (its lock), and
+    /// lets a refresh command run, before it gives up (`VAULT_TIMEOUT`).
+    public var waitLimit: Double = 5
     /// The environment a refresh command runs with: vault's, less the key-material variables.
     ///
     /// Made when a refresh asks for it: filtering the environment was 5% of every `get`.

@@ -102,7 +102,8 @@ extension Vault {
     {
         switch companion.source {
         case .command(let command):
-            var output = try RefreshCommand.run(command, environment: settings.commandEnvironment, name: name)
+            var output = try RefreshCommand.run(
+                command, environment: settings.commandEnvironment, name: name, timeout: settings.waitLimit)
             defer { wipe(&output) }
             return try TokenResponse(commandOutput: output, origin: "the refresh command of '\(name.account)'")
         case .oauth(let client):

@@ -84,8 +84,10 @@ extension Vault {
     /// secret, and unless `overwrite` throws `.conflict` listing every name whose value (or,
     /// when the item sets one, expiry) differs, writing nothing. Then writes the new and changed
     /// secrets one by one with ``set(_:value:expires:)``; a secret that already holds the same
-    /// value is left untouched.
-    public func importSecrets(_ items: [ImportItem], overwrite: Bool) throws(VaultError) -> ImportSummary {
+    /// value is left untouched. `onProgress` hears how many of the writes are done after each.
+    public func importSecrets(
+        _ items: [ImportItem], overwrite: Bool, onProgress: ((_ written: Int, _ total: Int) -> Void)? = nil
+    ) throws(VaultError) -> ImportSummary {
         var summary = ImportSummary()
         var writes: [ImportItem] = []
         var conflicts: [String] = []
@@ -110,8 +112,9 @@ extension Vault {
             throw VaultError(
                 .conflict, "\(what) with a different value: \(list); nothing was imported", remedy: .overwriteImported)
         }
-        for item in writes {
+        for (index, item) in writes.enumerated() {
             try set(item.name, value: item.value, expires: item.expires)
+            onProgress?(index + 1, writes.count)
         }
         return summary
     }

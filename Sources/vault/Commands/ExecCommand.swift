@@ -47,6 +47,7 @@ extension CommandSpec {
                 throw VaultError(.usage, "choose the secrets: --env VAR=NAME (repeatable) or --all; or --env-file FILE")
             }
             Hygiene.saveSignalDispositions()  // before the Secret Service backend loads GLib
+            Hygiene.saveInheritedDescriptors()  // before a backend opens any
             let service = try invocation.factory.service()
             let vault = try invocation.vault()
             var bindings = invocation.flag(.all) ? try vault.bindingsForAll(service: service) : []
@@ -93,6 +94,7 @@ enum ProcessImage {
         envp.append(nil)
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) }
         argv.append(nil)
+        // COMMAND gets no descriptor of vault's own, only those vault was started with.
         Hygiene.restoreForChild()
         CVaultProcess_execvpe(arguments[0], argv, envp)
         let failure = Errno(rawValue: errno)

@@ -88,7 +88,10 @@ enum MigrateCommand {
                 "nothing was changed: \(route): \(conflicts.count) of \(steps.count) secrets conflict; "
                     + "compare them, then run again with --overwrite to replace the destination's values")
         }
+        let line = ProgressLine("migrating")
+        migration.onProgress = line.update
         do throws(VaultError) {
+            defer { line.finish() }
             try migration.run()
         } catch {
             for name in migration.progress.changedInSource {

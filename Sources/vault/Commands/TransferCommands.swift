@@ -37,7 +37,11 @@ extension CommandSpec {
             } catch {
                 throw error.withMessage(error.message + "; nothing was imported")
             }
-            let summary = try invocation.vault().importSecrets(items, overwrite: invocation.flag(.overwrite))
+            let line = ProgressLine("importing")
+            defer { line.finish() }
+            let summary = try invocation.vault().importSecrets(
+                items, overwrite: invocation.flag(.overwrite), onProgress: line.update)
+            line.finish()
             StandardIO.error(
                 "imported \(summary.added.count + summary.replaced.count) of \(items.count) secrets into '\(service)': "
                     + "\(summary.added.count) added, \(summary.replaced.count) replaced, \(summary.unchanged.count) unchanged"

@@ -17,9 +17,8 @@ enum GitCredentialHelper {
             let credential = try input.withTemporaryArray { (text) throws(VaultError) in try GitCredential.parse(text) }
             let storage = GitCredentials.storage(
                 for: try HelperRole.store(options, environment: environment), service: options.service)
-            var answer = try storage.perform(operation, credential)
-            defer { wipe(&answer) }
-            try StandardIO.write(answer, to: 1)
+            // Secret bytes: zeroed when released.
+            try StandardIO.write(try storage.perform(operation, credential), to: 1)
             return ExitStatus.success
         } catch {
             StandardIO.error(error.wording)

@@ -1,0 +1,52 @@
+import Foundation
+import Testing
+import VaultTestSupport
+
+/// What a program vault runs inherits of vault's own descriptors: none (those vault was started
+/// with are its caller's and stay for `exec`'s command; a refresh command gets only 0, 1, 2). With
+/// the OpenBao backend vault holds libcurl's socketpair and a kept-alive connection to the
+/// server, which libcurl opens without close-on-exec; `exec`'s COMMAND and a refresh command
+/// must not get them.
+@Suite("Descriptors a child inherits")
+struct InheritedDescriptorTests {
+    @Test("exec's COMMAND and a refresh command on OpenBao inherit no descriptor vault opened")
+    func onlyStandardDescriptors() throws {
+        let server = try OpenBaoDevServer.shared()
+        let mount = try server.freshMount()
+        defer { server.dropMount(mount) }
+        var vault = try VaultRunner()
+        defer { vault.cleanUp() }
+        vault.environment["BAO_ADDR"] = server.address
+        vault.environment["BAO_TOKEN"] = server.token
+        vault.environment["BAO_KV_MOUNT"] = mount
+        vault.environment["VAULT_TIMEOUT"] = "30"
+        vault.environment["VAULT_BACKEND"] = "openbao"
+        try vault.run(["set", "api"], stdin: Array("from openbao".utf8)).expectSuccess()
+
+        // `ls /proc/$$/fd` lists the shell's descriptors (ls's own are under its own pid).
+        let exec = try vault.run(["exec", "--env", "API=api", "--", "sh", "-c", "ls /proc/$$/fd; printf %s \"$API\""])
+        exec.expectSuccess()
+        #expect(exec.stdoutText == "0\n1\n2\nfrom openbao", "exec's command inherited: \(exec.stdoutText)")
+
+        // Here the shell saves a descriptor of its own for the redirection (dash: 10), so what
+        // is checked is that none is a socket: libcurl's socketpair and the TCP connection are.
+        // A descriptor vault was started with is its caller's, meant for the command: kept.
+        let passed = try runTool(
+            "/bin/sh",
+            ["-c", "exec \"$0\" exec --env API=api -- sh -c 'ls /proc/$$/fd' 7</dev/null", VaultRunner.binary],
+            environment: vault.environment)
+        passed.expectSuccess()
+        #expect(passed.stdoutText == "0\n1\n2\n7\n", "with 7 passed: \(passed.stdoutText)")
+
+        let seen = vault.path("refresh-fds")
+        try vault.run([
+            "set", "tok", "--expires-in", "1h", "--refresh-command", "ls -l /proc/$$/fd >'\(seen)'; echo fresh",
+        ]).expectSuccess()
+        let get = try vault.run(["get", "tok"])
+        get.expectSuccess()
+        #expect(get.stdoutText == "fresh")
+        let listed = try String(contentsOfFile: seen, encoding: .utf8)
+        #expect(listed.contains(" 0 -> /dev/null"), "\(listed)")
+        #expect(!listed.contains("socket:"), "the refresh command inherited: \(listed)")
+    }
+}
