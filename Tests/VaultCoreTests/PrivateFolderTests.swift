@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VaultAge
 import VaultTestSupport
 
 @testable import VaultCore
@@ -69,7 +70,7 @@ struct PrivateFolderTests {
             directory: theirs, name: try SecretName(service: "s", account: "t"), store: MemoryStore())
         #expect(throws: VaultError.self) { try FileSystem.writePrivate(Array("secret".utf8), to: journal.path) }
         let cache = OpenBaoTokenCache(path: theirs + "/openbao-token-x")
-        cache.store("s.token", expires: Timestamp(secondsSince1970: Timestamp.now().secondsSince1970 + 3600))
+        cache.store(SecureBytes(Array("s.token".utf8)), expires: Timestamp(secondsSince1970: Timestamp.now().secondsSince1970 + 3600))
         #expect(try FileManager.default.contentsOfDirectory(atPath: theirs).isEmpty)
 
         // A file of theirs in a sticky folder of root's (`inject -o out.env` in /tmp): refused,
