@@ -24,18 +24,26 @@ char *_Nullable CVaultLoader_Open(
     void *library = dlopen(soname, RTLD_LAZY | RTLD_LOCAL);
     if (library == NULL) return CVaultLoader_Reason("", dlerror());
     (void)dlerror();
+    const char *absent = CVaultLoader_Resolve(library, names, count, table);
+    if (absent != NULL) {
+        char *missing = CVaultLoader_Reason(": missing ", absent);
+        char *reason = CVaultLoader_Reason(soname, missing);
+        free(missing);
+        dlclose(library);
+        return reason;
+    }
+    *handle = library;
+    return NULL;
+}
+
+const char *_Nullable CVaultLoader_Resolve(
+    void *_Nonnull handle, const char *_Nonnull const *_Nonnull names, size_t count,
+    CVaultLoader_Function _Nullable *_Nonnull table) {
     for (size_t i = 0; i < count; i++) {
-        void *symbol = dlsym(library, names[i]);
-        if (symbol == NULL) {
-            char *missing = CVaultLoader_Reason(": missing ", names[i]);
-            char *reason = CVaultLoader_Reason(soname, missing);
-            free(missing);
-            dlclose(library);
-            return reason;
-        }
+        void *symbol = dlsym(handle, names[i]);
+        if (symbol == NULL) return names[i];
         // POSIX guarantees that dlsym's result converts to a function pointer.
         memcpy(&table[i], &symbol, sizeof symbol);
     }
-    *handle = library;
     return NULL;
 }

@@ -16,13 +16,11 @@
 
 // MARK: Loading
 
-static const char *const CVaultSecret_Functions_names[] = {CVAULTSECRET_ALL_FUNCTIONS(CVAULTLOADER_NAME)};
-_Static_assert(
-    sizeof(CVaultSecret_Functions) == sizeof CVaultSecret_Functions_names / sizeof(char *) * sizeof(CVaultLoader_Function),
-    "a function table is an array of function pointers");
-
 static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
-CVaultSecret_Functions CVaultSecret_fn;  // written once, under load_lock, before `loaded` is set
+// Written once, under load_lock, before `loaded` is set.
+CVaultSecret_Functions CVaultSecret_fn;
+CVaultSecret_GcryptFunctions CVaultSecret_gcry;
+bool CVaultSecret_HasGcrypt = false;
 static bool loaded = false;
 
 #define fn CVaultSecret_fn
@@ -42,6 +40,10 @@ char *_Nullable CVaultSecret_Load(const char *_Nonnull soname) {
     char *reason = CVAULTLOADER_OPEN(soname, CVaultSecret_Functions, &table, &handle);
     if (reason == NULL && !loaded) {
         fn = table;
+        // libgcrypt comes with libsecret (its dependency) unless libsecret was built without it.
+        CVaultSecret_GcryptFunctions gcrypt;
+        CVaultSecret_HasGcrypt = CVAULTLOADER_RESOLVE(handle, CVaultSecret_GcryptFunctions, &gcrypt) == NULL;
+        if (CVaultSecret_HasGcrypt) CVaultSecret_gcry = gcrypt;
         loaded = true;  // the handle stays open for the life of the process
     } else if (reason == NULL) {
         dlclose(handle);  // a second reference to a library in use
@@ -105,8 +107,8 @@ bool CVaultSecret_SessionBusConnect(
 
 struct CVaultSecret_GVariant *CVaultSecret_BusCall(
     const char *destination, const char *path, const char *interface, const char *method,
-    struct CVaultSecret_GVariant *arguments, unsigned int flags, CVaultSecret_Deadline *deadline,
-    CVaultSecret_Error **error) {
+    struct CVaultSecret_GVariant *arguments, const char *reply_type, unsigned int flags,
+    CVaultSecret_Deadline *deadline, CVaultSecret_Error **error) {
     pthread_mutex_lock(&bus_lock);
     struct CVaultSecret_GDBusConnection *connection = session_bus;
     pthread_mutex_unlock(&bus_lock);
@@ -115,16 +117,18 @@ struct CVaultSecret_GVariant *CVaultSecret_BusCall(
         return NULL;
     }
     return fn.g_dbus_connection_call_sync(
-        connection, destination, path, interface, method, arguments, NULL, flags, -1, CANCELLABLE(deadline),
-        GERROR_OUT(error));
+        connection, destination, path, interface, method, arguments, CVAULTSECRET_TYPE(reply_type), flags, -1,
+        CANCELLABLE(deadline), GERROR_OUT(error));
 }
 
 // CVaultSecret_BusCall for calls that must never start a service.
 static struct CVaultSecret_GVariant *bus_call(
     const char *destination, const char *path, const char *interface, const char *method,
-    struct CVaultSecret_GVariant *arguments, CVaultSecret_Deadline *deadline, CVaultSecret_Error **error) {
+    struct CVaultSecret_GVariant *arguments, const char *reply_type, CVaultSecret_Deadline *deadline,
+    CVaultSecret_Error **error) {
     return CVaultSecret_BusCall(
-        destination, path, interface, method, arguments, CVAULTSECRET_G_DBUS_CALL_FLAGS_NO_AUTO_START, deadline, error);
+        destination, path, interface, method, arguments, reply_type, CVAULTSECRET_G_DBUS_CALL_FLAGS_NO_AUTO_START,
+        deadline, error);
 }
 
 bool CVaultSecret_ProviderProcessID(
@@ -135,7 +139,7 @@ bool CVaultSecret_ProviderProcessID(
     struct CVaultSecret_GVariant *name = fn.g_variant_new_string("org.freedesktop.secrets");
     struct CVaultSecret_GVariant *reply = bus_call(
         "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetConnectionUnixProcessID",
-        fn.g_variant_new_tuple(&name, 1), deadline, error);
+        fn.g_variant_new_tuple(&name, 1), "(u)", deadline, error);
     if (reply == NULL) return false;  // not connected: nothing to ask, or the error
     struct CVaultSecret_GVariant *value = fn.g_variant_get_child_value(reply, 0);
     *pid = fn.g_variant_get_uint32(value);
@@ -155,7 +159,7 @@ bool CVaultSecret_KWalletIsOpen(
     struct CVaultSecret_GVariant *name = fn.g_variant_new_string(label);
     fn.g_free(label);
     struct CVaultSecret_GVariant *reply =
-        bus_call(bus_name, path, "org.kde.KWallet", "isOpen", fn.g_variant_new_tuple(&name, 1), deadline, error);
+        bus_call(bus_name, path, "org.kde.KWallet", "isOpen", fn.g_variant_new_tuple(&name, 1), "(b)", deadline, error);
     if (reply == NULL) return false;
     struct CVaultSecret_GVariant *value = fn.g_variant_get_child_value(reply, 0);
     bool open = fn.g_variant_get_boolean(value) != 0;
@@ -259,7 +263,7 @@ char *_Nullable *_Nullable CVaultSecret_SearchPaths(
     struct CVaultSecret_GVariant *query = CVaultSecret_AttributesVariant(attributes);
     struct CVaultSecret_GVariant *reply = CVaultSecret_BusCall(
         "org.freedesktop.secrets", "/org/freedesktop/secrets", "org.freedesktop.Secret.Service", "SearchItems",
-        fn.g_variant_new_tuple(&query, 1), CVAULTSECRET_G_DBUS_CALL_FLAGS_NONE, deadline, error);
+        fn.g_variant_new_tuple(&query, 1), "(aoao)", CVAULTSECRET_G_DBUS_CALL_FLAGS_NONE, deadline, error);
     if (reply == NULL) return NULL;
     struct CVaultSecret_GVariant *unlocked = fn.g_variant_get_child_value(reply, 0);
     struct CVaultSecret_GVariant *locked = fn.g_variant_get_child_value(reply, 1);
@@ -286,7 +290,7 @@ static struct CVaultSecret_GVariant *get_all(
     struct CVaultSecret_GVariant *name = fn.g_variant_new_string(interface);
     struct CVaultSecret_GVariant *reply = bus_call(
         "org.freedesktop.secrets", path, "org.freedesktop.DBus.Properties", "GetAll", fn.g_variant_new_tuple(&name, 1),
-        deadline, error);
+        "(a{sv})", deadline, error);
     if (reply == NULL) return NULL;
     struct CVaultSecret_GVariant *properties = fn.g_variant_get_child_value(reply, 0);
     fn.g_variant_unref(reply);
@@ -403,7 +407,7 @@ static bool call_item(
     const char *path, const char *interface, const char *method, struct CVaultSecret_GVariant *arguments,
     CVaultSecret_Deadline *deadline, CVaultSecret_Error **error) {
     struct CVaultSecret_GVariant *reply =
-        bus_call("org.freedesktop.secrets", path, interface, method, arguments, deadline, error);
+        bus_call("org.freedesktop.secrets", path, interface, method, arguments, "()", deadline, error);
     if (reply == NULL) return false;
     fn.g_variant_unref(reply);
     return true;

@@ -18,6 +18,7 @@
 #include "shim_internal.h"
 
 #define fn CVaultSecret_fn
+#define gcry CVaultSecret_gcry
 #define GERROR_OUT(error) ((CVaultSecret_GErrorLayout **)(void *)(error))
 
 typedef CVAULTSECRET_T_gcry_mpi_t MPI;
@@ -79,9 +80,9 @@ static bool random_bytes(void *buffer, size_t length) {
 static void initialize_gcrypt_once(void) {
     // What an application that uses libgcrypt does first. libsecret initializes libgcrypt only
     // if no one has (and then with allocation handlers of its own), so the two never mix.
-    if (fn.gcry_control(CVAULTSECRET_GCRYCTL_INITIALIZATION_FINISHED_P) == 0) {
-        fn.gcry_check_version(NULL);
-        fn.gcry_control(CVAULTSECRET_GCRYCTL_INITIALIZATION_FINISHED, 0);
+    if (gcry.gcry_control(CVAULTSECRET_GCRYCTL_INITIALIZATION_FINISHED_P) == 0) {
+        gcry.gcry_check_version(NULL);
+        gcry.gcry_control(CVAULTSECRET_GCRYCTL_INITIALIZATION_FINISHED, 0);
     }
 }
 
@@ -92,14 +93,14 @@ static void initialize_gcrypt(void) {
 
 static MPI scan(const uint8_t *bytes, size_t length) {
     MPI value = NULL;
-    if (fn.gcry_mpi_scan(&value, CVAULTSECRET_GCRYMPI_FMT_USG, bytes, length, NULL) != 0) return NULL;
+    if (gcry.gcry_mpi_scan(&value, CVAULTSECRET_GCRYMPI_FMT_USG, bytes, length, NULL) != 0) return NULL;
     return value;
 }
 
 // `value` (below the prime) as exactly GROUP_BYTES big-endian bytes, zeros first.
 static bool print_fixed(MPI value, uint8_t out[GROUP_BYTES]) {
     size_t written = 0;
-    if (fn.gcry_mpi_print(CVAULTSECRET_GCRYMPI_FMT_USG, out, GROUP_BYTES, &written, value) != 0) return false;
+    if (gcry.gcry_mpi_print(CVAULTSECRET_GCRYMPI_FMT_USG, out, GROUP_BYTES, &written, value) != 0) return false;
     memmove(out + GROUP_BYTES - written, out, written);
     memset(out, 0, GROUP_BYTES - written);
     return true;
@@ -111,7 +112,7 @@ typedef struct KeyPair {
 } KeyPair;
 
 static void key_pair_release(KeyPair *pair) {
-    fn.gcry_mpi_release(pair->exponent);  // libgcrypt wipes a number's memory as it frees it
+    gcry.gcry_mpi_release(pair->exponent);  // libgcrypt wipes a number's memory as it frees it
     pair->exponent = NULL;
 }
 
@@ -122,7 +123,7 @@ static void key_pair_release(KeyPair *pair) {
 // 128 bytes, and libsecret sends fewer) then all read the same number.
 static bool key_pair_make(KeyPair *pair) {
     uint8_t generator_byte = 2;
-    MPI prime = scan(GROUP_PRIME, GROUP_BYTES), generator = scan(&generator_byte, 1), public_value = fn.gcry_mpi_new(0);
+    MPI prime = scan(GROUP_PRIME, GROUP_BYTES), generator = scan(&generator_byte, 1), public_value = gcry.gcry_mpi_new(0);
     bool made = false;
     pair->exponent = NULL;
     for (int attempt = 0; attempt < KEY_PAIR_ATTEMPTS && !made && prime && generator && public_value; attempt++) {
@@ -131,13 +132,13 @@ static bool key_pair_make(KeyPair *pair) {
         key_pair_release(pair);
         pair->exponent = scan(exponent, sizeof exponent);
         explicit_bzero(exponent, sizeof exponent);
-        if (pair->exponent == NULL || fn.gcry_mpi_cmp_ui(pair->exponent, 1) <= 0) continue;
-        fn.gcry_mpi_powm(public_value, generator, pair->exponent, prime);
+        if (pair->exponent == NULL || gcry.gcry_mpi_cmp_ui(pair->exponent, 1) <= 0) continue;
+        gcry.gcry_mpi_powm(public_value, generator, pair->exponent, prime);
         made = print_fixed(public_value, pair->public_value) && pair->public_value[0] != 0;
     }
-    fn.gcry_mpi_release(prime);
-    fn.gcry_mpi_release(generator);
-    fn.gcry_mpi_release(public_value);
+    gcry.gcry_mpi_release(prime);
+    gcry.gcry_mpi_release(generator);
+    gcry.gcry_mpi_release(public_value);
     if (!made) key_pair_release(pair);
     return made;
 }
@@ -156,8 +157,8 @@ static bool hkdf(const uint8_t *secret, size_t length, uint8_t key[KEY_BYTES]) {
         {.size = 1, .len = 1, .data = &counter},
     };
     bool derived =
-        fn.gcry_md_hash_buffers(CVAULTSECRET_GCRY_MD_SHA256, CVAULTSECRET_GCRY_MD_FLAG_HMAC, pseudorandom, extract, 2) == 0
-        && fn.gcry_md_hash_buffers(CVAULTSECRET_GCRY_MD_SHA256, CVAULTSECRET_GCRY_MD_FLAG_HMAC, block, expand, 2) == 0;
+        gcry.gcry_md_hash_buffers(CVAULTSECRET_GCRY_MD_SHA256, CVAULTSECRET_GCRY_MD_FLAG_HMAC, pseudorandom, extract, 2) == 0
+        && gcry.gcry_md_hash_buffers(CVAULTSECRET_GCRY_MD_SHA256, CVAULTSECRET_GCRY_MD_FLAG_HMAC, block, expand, 2) == 0;
     if (derived) memcpy(key, block, KEY_BYTES);
     explicit_bzero(pseudorandom, sizeof pseudorandom);
     explicit_bzero(block, sizeof block);
@@ -181,13 +182,13 @@ static Agreement agree(const KeyPair *pair, const uint8_t *peer_bytes, size_t pe
         peer_length--;
     }
     MPI peer = peer_length > 0 && peer_length <= GROUP_BYTES ? scan(peer_bytes, peer_length) : NULL;
-    MPI shared = fn.gcry_mpi_new(0);
+    MPI shared = gcry.gcry_mpi_new(0);
     Agreement result = FAILED;
     if (limit && prime && shared) {
-        if (peer == NULL || fn.gcry_mpi_cmp_ui(peer, 1) <= 0 || fn.gcry_mpi_cmp(peer, limit) >= 0) {
+        if (peer == NULL || gcry.gcry_mpi_cmp_ui(peer, 1) <= 0 || gcry.gcry_mpi_cmp(peer, limit) >= 0) {
             result = INVALID_PEER;
         } else {
-            fn.gcry_mpi_powm(shared, peer, pair->exponent, prime);
+            gcry.gcry_mpi_powm(shared, peer, pair->exponent, prime);
             if (!print_fixed(shared, shared_bytes)) {
                 result = FAILED;
             } else if (shared_bytes[0] == 0) {
@@ -198,23 +199,23 @@ static Agreement agree(const KeyPair *pair, const uint8_t *peer_bytes, size_t pe
             explicit_bzero(shared_bytes, sizeof shared_bytes);
         }
     }
-    fn.gcry_mpi_release(limit);
-    fn.gcry_mpi_release(prime);
-    fn.gcry_mpi_release(peer);
-    fn.gcry_mpi_release(shared);
+    gcry.gcry_mpi_release(limit);
+    gcry.gcry_mpi_release(prime);
+    gcry.gcry_mpi_release(peer);
+    gcry.gcry_mpi_release(shared);
     return result;
 }
 
 // AES-128-CBC over `length` bytes of `data` in place (a multiple of BLOCK_BYTES).
 static bool aes_cbc(const uint8_t key[KEY_BYTES], const uint8_t iv[BLOCK_BYTES], uint8_t *data, size_t length, bool encrypt) {
     CVAULTSECRET_T_gcry_cipher_hd_t cipher = NULL;
-    if (fn.gcry_cipher_open(&cipher, CVAULTSECRET_GCRY_CIPHER_AES128, CVAULTSECRET_GCRY_CIPHER_MODE_CBC, 0) != 0) {
+    if (gcry.gcry_cipher_open(&cipher, CVAULTSECRET_GCRY_CIPHER_AES128, CVAULTSECRET_GCRY_CIPHER_MODE_CBC, 0) != 0) {
         return false;
     }
-    bool done = fn.gcry_cipher_setkey(cipher, key, KEY_BYTES) == 0 && fn.gcry_cipher_setiv(cipher, iv, BLOCK_BYTES) == 0
-        && (encrypt ? fn.gcry_cipher_encrypt(cipher, data, length, NULL, 0)
-                    : fn.gcry_cipher_decrypt(cipher, data, length, NULL, 0)) == 0;
-    fn.gcry_cipher_close(cipher);  // libgcrypt wipes the key schedule
+    bool done = gcry.gcry_cipher_setkey(cipher, key, KEY_BYTES) == 0 && gcry.gcry_cipher_setiv(cipher, iv, BLOCK_BYTES) == 0
+        && (encrypt ? gcry.gcry_cipher_encrypt(cipher, data, length, NULL, 0)
+                    : gcry.gcry_cipher_decrypt(cipher, data, length, NULL, 0)) == 0;
+    gcry.gcry_cipher_close(cipher);  // libgcrypt wipes the key schedule
     return done;
 }
 
@@ -247,17 +248,18 @@ static Session *session_new(const char *path, bool plain) {
 }
 
 static GVariant *call_service(
-    const char *method, GVariant *arguments, CVaultSecret_Deadline *deadline, CVaultSecret_Error **error) {
+    const char *method, GVariant *arguments, const char *reply_type, CVaultSecret_Deadline *deadline,
+    CVaultSecret_Error **error) {
     // May start the provider, as libsecret's service proxy may.
     return CVaultSecret_BusCall(
-        SECRETS, "/org/freedesktop/secrets", "org.freedesktop.Secret.Service", method, arguments,
+        SECRETS, "/org/freedesktop/secrets", "org.freedesktop.Secret.Service", method, arguments, reply_type,
         CVAULTSECRET_G_DBUS_CALL_FLAGS_NONE, deadline, error);
 }
 
 static void close_session(const char *path, CVaultSecret_Deadline *deadline) {
     CVaultSecret_Error *ignored = NULL;
     GVariant *reply = CVaultSecret_BusCall(
-        SECRETS, path, "org.freedesktop.Secret.Session", "Close", fn.g_variant_new_tuple(NULL, 0),
+        SECRETS, path, "org.freedesktop.Secret.Session", "Close", fn.g_variant_new_tuple(NULL, 0), "()",
         CVAULTSECRET_G_DBUS_CALL_FLAGS_NO_AUTO_START, deadline, &ignored);
     if (reply != NULL) fn.g_variant_unref(reply);
     CVaultSecret_ErrorFree(ignored);
@@ -265,7 +267,7 @@ static void close_session(const char *path, CVaultSecret_Deadline *deadline) {
 
 static Session *open_plain(CVaultSecret_Deadline *deadline, CVaultSecret_Error **error) {
     GVariant *arguments[2] = {fn.g_variant_new_string("plain"), fn.g_variant_new_variant(fn.g_variant_new_string(""))};
-    GVariant *reply = call_service("OpenSession", fn.g_variant_new_tuple(arguments, 2), deadline, error);
+    GVariant *reply = call_service("OpenSession", fn.g_variant_new_tuple(arguments, 2), "(vo)", deadline, error);
     if (reply == NULL) return NULL;
     GVariant *path = fn.g_variant_get_child_value(reply, 1);
     Session *session = session_new(fn.g_variant_get_string(path, NULL), true);
@@ -292,7 +294,7 @@ static Session *open_encrypted(CVaultSecret_Deadline *deadline, CVaultSecret_Err
         fn.g_variant_new_variant(fn.g_variant_new_fixed_array(
             (const struct CVaultSecret_GVariantType *)"y", pair.public_value, GROUP_BYTES, 1)),
     };
-    GVariant *reply = call_service("OpenSession", fn.g_variant_new_tuple(arguments, 2), deadline, error);
+    GVariant *reply = call_service("OpenSession", fn.g_variant_new_tuple(arguments, 2), "(vo)", deadline, error);
     if (reply == NULL) {
         key_pair_release(&pair);
         if (*error == NULL || !is_not_supported(*error)) return NULL;
@@ -326,6 +328,13 @@ static Session *open_encrypted(CVaultSecret_Deadline *deadline, CVaultSecret_Err
 // Opens the session unless it is open. Call with session_lock held.
 static bool ensure_session(CVaultSecret_Deadline *deadline, CVaultSecret_Error **error) {
     if (current != NULL) return true;
+    if (!CVaultSecret_HasGcrypt) {
+        // A libsecret built without libgcrypt: no primitives for the encrypted session. Such a
+        // libsecret asks every provider for a "plain" session itself; so does vault.
+        if (!CVaultSecret_SessionBusConnect(deadline, error)) return false;
+        current = open_plain(deadline, error);
+        return current != NULL;
+    }
     initialize_gcrypt();
     for (int attempt = 0; attempt < KEY_PAIR_ATTEMPTS && current == NULL; attempt++) {
         current = open_encrypted(deadline, error);
@@ -506,7 +515,7 @@ uint8_t *_Nullable CVaultSecret_SecretForPath(
         fn.g_variant_new_array((const struct CVaultSecret_GVariantType *)"o", &item, 1),
         fn.g_variant_new_object_path(session->path),
     };
-    GVariant *reply = call_service("GetSecrets", fn.g_variant_new_tuple(arguments, 2), deadline, error);
+    GVariant *reply = call_service("GetSecrets", fn.g_variant_new_tuple(arguments, 2), "(a{o(oayays)})", deadline, error);
     uint8_t *bytes = NULL;
     if (reply != NULL) {
         // a{o(oayays)}: a locked item, or one the session cannot serve, is left out.
@@ -531,12 +540,12 @@ void CVaultSecret_SecretFree(uint8_t *_Nullable bytes, size_t length) {
 }
 
 bool CVaultSecret_ItemSetSecretAtPath(
-    const char *_Nonnull path, const uint8_t *_Nullable bytes, size_t length, const char *_Nonnull contentType,
+    const char *_Nonnull path, const void *_Nullable bytes, size_t length, const char *_Nonnull contentType,
     CVaultSecret_Deadline *_Nonnull deadline, CVaultSecret_Error *_Nullable *_Nonnull error) {
     GVariant *secret = encode_through_session(bytes, length, contentType, deadline, error);
     if (secret == NULL) return false;
     GVariant *reply = CVaultSecret_BusCall(
-        SECRETS, path, "org.freedesktop.Secret.Item", "SetSecret", fn.g_variant_new_tuple(&secret, 1),
+        SECRETS, path, "org.freedesktop.Secret.Item", "SetSecret", fn.g_variant_new_tuple(&secret, 1), "()",
         CVAULTSECRET_G_DBUS_CALL_FLAGS_NO_AUTO_START, deadline, error);
     if (reply == NULL) return false;
     fn.g_variant_unref(reply);
@@ -546,9 +555,11 @@ bool CVaultSecret_ItemSetSecretAtPath(
 bool CVaultSecret_ItemCreate(
     CVaultSecret_Service *_Nonnull service, const char *_Nonnull collection,
     CVaultSecret_Attributes *_Nonnull attributes, const char *_Nonnull label,
-    const uint8_t *_Nullable bytes, size_t length, const char *_Nonnull contentType, bool *_Nonnull prompted,
-    CVaultSecret_Deadline *_Nonnull deadline, CVaultSecret_Error *_Nullable *_Nonnull error) {
+    const void *_Nullable bytes, size_t length, const char *_Nonnull contentType, bool *_Nonnull prompted,
+    char *_Nullable *_Nonnull item, CVaultSecret_Deadline *_Nonnull deadline,
+    CVaultSecret_Error *_Nullable *_Nonnull error) {
     *prompted = false;
+    *item = NULL;
     GVariant *secret = encode_through_session(bytes, length, contentType, deadline, error);
     if (secret == NULL) return false;
     GVariant *properties[2] = {
@@ -564,23 +575,33 @@ bool CVaultSecret_ItemCreate(
         fn.g_variant_new_boolean(0),  // never replace: vault updates items by path
     };
     GVariant *reply = CVaultSecret_BusCall(
-        SECRETS, collection, "org.freedesktop.Secret.Collection", "CreateItem", fn.g_variant_new_tuple(arguments, 3),
+        SECRETS, collection, "org.freedesktop.Secret.Collection", "CreateItem", fn.g_variant_new_tuple(arguments, 3), "(oo)",
         CVAULTSECRET_G_DBUS_CALL_FLAGS_NO_AUTO_START, deadline, error);
     if (reply == NULL) return false;
     // (item, prompt): with a prompt instead of an item, the item exists once the prompt has
     // run. KeePassXC answers every CreateItem so, and its prompt completes at once in an
     // unlocked database; libsecret runs it the same way (it is dismissed when the deadline fires).
+    GVariant *created_item = fn.g_variant_get_child_value(reply, 0);
     GVariant *prompt = fn.g_variant_get_child_value(reply, 1);
     const char *prompt_path = fn.g_variant_get_string(prompt, NULL);
     bool created = true;
     if (strcmp(prompt_path, "/") != 0) {
         GVariant *result = fn.secret_service_prompt_at_dbus_path_sync(
             (struct CVaultSecret_SecretService *)service, prompt_path, CVaultSecret_DeadlineCancellable(deadline),
-            (const struct CVaultSecret_GVariantType *)"o", GERROR_OUT(error));
+            CVAULTSECRET_TYPE("o"), GERROR_OUT(error));
         created = result != NULL;
         *prompted = result == NULL && *error == NULL;  // dismissed
-        if (result != NULL) fn.g_variant_unref(result);
+        if (result != NULL) {
+            fn.g_variant_unref(created_item);
+            created_item = result;  // the prompt's result is the item's path
+        }
     }
+    const char *path = fn.g_variant_get_string(created_item, NULL);
+    if (created && strcmp(path, "/") != 0) {
+        *item = strdup(path);
+        if (*item == NULL) abort();  // as GLib does when memory is exhausted
+    }
+    fn.g_variant_unref(created_item);
     fn.g_variant_unref(prompt);
     fn.g_variant_unref(reply);
     return created;

@@ -2,6 +2,8 @@
 #ifndef CVAULTSECRET_SHIM_INTERNAL_H
 #define CVAULTSECRET_SHIM_INTERNAL_H
 
+#include <stdbool.h>
+
 #include "CVaultLoader.h"
 #include "CVaultSecret.h"
 #include "gcrypt_abi.h"
@@ -9,17 +11,21 @@
 
 #define CVAULTSECRET_INTERNAL __attribute__((visibility("hidden")))
 
-// The loaded library's functions (CVaultSecret.c fills the table in CVaultSecret_Load): one
-// pointer per entry of both lists, named after the function.
-#define CVAULTSECRET_ALL_FUNCTIONS(X) CVAULTSECRET_FUNCTIONS(X) CVAULTSECRET_GCRYPT_FUNCTIONS(X)
+// The loaded library's functions (CVaultSecret.c fills the tables in CVaultSecret_Load): one
+// pointer per entry of each list, named after the function. libsecret's and GLib's are required;
+// libgcrypt's, which only vault's own session uses, are optional: a libsecret built without
+// libgcrypt does not bring it, and then the session is "plain" (Session.c), as libsecret's own
+// session is in such a build.
 // The copied prototypes say nothing of nullability, as the real ones do not.
 #pragma clang diagnostic push
 #pragma clang diagnostic ignored "-Wnullability-completeness"
-typedef struct CVaultSecret_Functions {
-    CVAULTSECRET_ALL_FUNCTIONS(CVAULTLOADER_FIELD)
-} CVaultSecret_Functions;
+CVAULTLOADER_TABLE(CVaultSecret_Functions, CVAULTSECRET_FUNCTIONS);
+CVAULTLOADER_TABLE(CVaultSecret_GcryptFunctions, CVAULTSECRET_GCRYPT_FUNCTIONS);
 #pragma clang diagnostic pop
 CVAULTSECRET_INTERNAL extern CVaultSecret_Functions CVaultSecret_fn;
+// Complete when CVaultSecret_HasGcrypt is true; never called otherwise.
+CVAULTSECRET_INTERNAL extern CVaultSecret_GcryptFunctions CVaultSecret_gcry;
+CVAULTSECRET_INTERNAL extern bool CVaultSecret_HasGcrypt;
 
 // Every blocking wrapper passes its GError** straight through to GLib.
 #define GERROR_OUT(error) ((CVaultSecret_GErrorLayout **)(void *)(error))
@@ -28,13 +34,19 @@ CVAULTSECRET_INTERNAL extern CVaultSecret_Functions CVaultSecret_fn;
 // no key could be agreed. Swift reads them as a broken session, for which a fresh one may work.
 #define CVAULTSECRET_SESSION_ERROR_DOMAIN "vault-secret-session-error"
 
+// A GVariant type string ("(vo)") as the GVariantType GLib's functions take.
+#define CVAULTSECRET_TYPE(string) ((const struct CVaultSecret_GVariantType *)(string))
+
 // Calls `method` through the shared connection with `flags` (CVAULTSECRET_G_DBUS_CALL_FLAGS_*):
 // the reply (released with g_variant_unref), or NULL with *error set, or unset when not
 // connected (CVaultSecret_SessionBusConnect). `arguments`, a floating tuple, is consumed.
+// GLib checks the reply against `reply_type` (the method's out-signature as a tuple) before it is
+// returned: a reply of another shape is an error (G_IO_ERROR_INVALID_ARGUMENT), so no caller reads
+// a child that is not there or not of its type.
 CVAULTSECRET_INTERNAL struct CVaultSecret_GVariant *_Nullable CVaultSecret_BusCall(
     const char *_Nonnull destination, const char *_Nonnull path, const char *_Nonnull interface,
-    const char *_Nonnull method, struct CVaultSecret_GVariant *_Nonnull arguments, unsigned int flags,
-    CVaultSecret_Deadline *_Nonnull deadline, CVaultSecret_Error *_Nullable *_Nonnull error);
+    const char *_Nonnull method, struct CVaultSecret_GVariant *_Nonnull arguments, const char *_Nonnull reply_type,
+    unsigned int flags, CVaultSecret_Deadline *_Nonnull deadline, CVaultSecret_Error *_Nullable *_Nonnull error);
 
 // The attributes as an a{ss} variant (floating).
 CVAULTSECRET_INTERNAL struct CVaultSecret_GVariant *_Nonnull CVaultSecret_AttributesVariant(

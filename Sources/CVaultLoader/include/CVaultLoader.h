@@ -22,6 +22,14 @@ char *_Nullable CVaultLoader_Open(
     const char *_Nonnull soname, const char *_Nonnull const *_Nonnull names, size_t count,
     CVaultLoader_Function _Nullable *_Nonnull table, void *_Nullable *_Nonnull handle);
 
+/// Resolves each of the `count` names with dlsym in the library open at `handle` (and the
+/// libraries it depends on) into `table`, as CVaultLoader_Open does. Returns NULL once all are
+/// resolved, else the first name that is missing (one of `names`, not to be freed); `table` is
+/// then incomplete and must not be used. For functions a shim can do without.
+const char *_Nullable CVaultLoader_Resolve(
+    void *_Nonnull handle, const char *_Nonnull const *_Nonnull names, size_t count,
+    CVaultLoader_Function _Nullable *_Nonnull table);
+
 /// Declares a shim's function table from its X-macro list, each entry X(return type, name,
 /// (parameter types)): the struct `Type`, one function pointer per entry named after the
 /// function; `Type##_names`, the names in the same order; and a check that the struct is laid
@@ -40,6 +48,10 @@ char *_Nullable CVaultLoader_Open(
 #define CVAULTLOADER_OPEN(soname, Type, table, handle)                                                   \
     CVaultLoader_Open((soname), Type##_names, sizeof Type##_names / sizeof(char *), (CVaultLoader_Function *)(table), \
                       (handle))
+
+/// CVaultLoader_Resolve for a table declared with CVAULTLOADER_TABLE: `table` is a `Type`.
+#define CVAULTLOADER_RESOLVE(handle, Type, table) \
+    CVaultLoader_Resolve((handle), Type##_names, sizeof Type##_names / sizeof(char *), (CVaultLoader_Function *)(table))
 
 /// `prefix` followed by `reason` ("unknown error" when NULL), malloc'd; the caller frees it.
 /// Aborts when out of memory: a NULL would read as success to the shims' callers.

@@ -207,16 +207,19 @@ void CVaultSecret_SecretFree(uint8_t *_Nullable bytes, size_t length);
 /// Replaces the secret of the item at `path` with `length` bytes of content type `contentType`
 /// (one SetSecret through the session). False with *error set on failure.
 bool CVaultSecret_ItemSetSecretAtPath(
-    const char *_Nonnull path, const uint8_t *_Nullable bytes, size_t length, const char *_Nonnull contentType,
+    const char *_Nonnull path, const void *_Nullable bytes, size_t length, const char *_Nonnull contentType,
     CVaultSecret_Deadline *_Nonnull deadline, CVaultSecret_Error *_Nullable *_Nonnull error);
 /// Creates an item in the collection at `collection` (one CreateItem, never replacing an item)
 /// with `attributes`, `label` and the secret, and runs the prompt the provider may answer with
-/// (KeePassXC always does). True once created; false with *error set on failure, or with
-/// *prompted set when the prompt was dismissed (by someone, or when the deadline fired).
+/// (KeePassXC always does). True once created, with *item set to the new item's path (malloc'd,
+/// the caller frees it with free()), or NULL if the provider did not name it; false with *error
+/// set on failure, or with *prompted set when the prompt was dismissed (by someone, or when the
+/// deadline fired).
 bool CVaultSecret_ItemCreate(
     CVaultSecret_Service *_Nonnull service, const char *_Nonnull collection, CVaultSecret_Attributes *_Nonnull attributes, const char *_Nonnull label,
-    const uint8_t *_Nullable bytes, size_t length, const char *_Nonnull contentType, bool *_Nonnull prompted,
-    CVaultSecret_Deadline *_Nonnull deadline, CVaultSecret_Error *_Nullable *_Nonnull error);
+    const void *_Nullable bytes, size_t length, const char *_Nonnull contentType, bool *_Nonnull prompted,
+    char *_Nullable *_Nonnull item, CVaultSecret_Deadline *_Nonnull deadline,
+    CVaultSecret_Error *_Nullable *_Nonnull error);
 
 // MARK: Changing items by object path
 

@@ -178,9 +178,8 @@ public final class SecretServiceStore: SecretStore {
                 afterAttributes?(call.waitForDeadline)
                 do throws(VaultError) {
                     try session.finish()
-                    try record.withValueArray { (value) throws(VaultError) in
-                        try call.setSecret(of: found, value)
-                    }
+                    try call.setSecret(of: found, record.value)
+                    try call.requireStored(record.value, at: found.path, what: "the value of '\(name)'")
                 } catch {
                     // Best effort to put the old metadata back; the caller needs the first error.
                     // Under a deadline of its own: when this one ran out, its cancellable would
@@ -200,12 +199,10 @@ public final class SecretServiceStore: SecretStore {
             if collection.isLocked { throw call.lockedItems(name) }
             try session.finish()
             let record = SecretRecord(name: name, value: value, metadata: metadata(nil))
-            try record.withValueArray { (value) throws(VaultError) in
-                try call.createItem(
-                    in: collection, service, SecretServiceItems.attributes(for: record),
-                    label: SecretServiceItems.label(for: name),
-                    value: value)
-            }
+            let created = try call.createItem(
+                in: collection, service, SecretServiceItems.attributes(for: record),
+                label: SecretServiceItems.label(for: name), value: record.value)
+            if let created { try call.requireStored(record.value, at: created, what: "the value of '\(name)'") }
             return nil
         }
     }
@@ -308,13 +305,12 @@ public final class SecretServiceStore: SecretStore {
     /// What ``performUnlocking(_:findings:_:)`` may do once between two attempts.
     enum Remedy { case freshSession, unlock, approval }
 
-    /// Seconds to let an unlock prompt complete when no one is there to answer it: enough for a
-    /// provider that unlocks without asking (KWallet with its wallet open).
-    static let unattendedUnlock = 2.0
-
     /// Unlocks the default keyring through the provider's prompt; whether it is unlocked now.
+    /// With no one to answer, the prompt is run only where it completes without anyone (KWallet
+    /// with its wallet open), so it gets the operation's whole time-out: a shorter wait ran out on
+    /// a loaded machine, and libsecret, dismissing a prompt as it completed, printed a GLib critical.
     private func unlockDefaultKeyring(_ action: String) -> Bool {
-        let wait = promptTimeout ?? min(timeout, Self.unattendedUnlock)
+        let wait = promptTimeout ?? timeout
         let unlocked = try? perform("unlocking the keyring while \(action)", timeout: wait) {
             call throws(VaultError) -> Bool in
             let service = try call.service()
@@ -527,14 +523,34 @@ struct Call {
     /// The item's secret. The provider sends none, without an error, for an item it holds back,
     /// and vault reads none from a secret that does not decrypt (KWallet's failing key exchange):
     /// a fresh session may work.
-    func secret(of item: Item) throws(VaultError) -> [UInt8] {
+    func secret(of item: Item) throws(VaultError) -> SecureBytes {
+        try secret(at: item.path)
+    }
+
+    /// The secret of the item at `path`, copied from the shim's buffer, which the shim wipes as it
+    /// frees it.
+    func secret(at path: String) throws(VaultError) -> SecureBytes {
         var length = 0
-        guard let bytes = try check({ CVaultSecret_SecretForPath(item.path, &length, deadline, &$0) }) else {
+        guard let bytes = try check({ CVaultSecret_SecretForPath(path, &length, deadline, &$0) }) else {
             findings.brokenSession = true
             throw failedSilently("the item has no secret")
         }
         defer { CVaultSecret_SecretFree(bytes, length) }
-        return Array(UnsafeBufferPointer(start: bytes, count: length))
+        return SecureBytes(copying: UnsafeRawBufferPointer(start: bytes, count: length))
+    }
+
+    /// Reads the secret of the item at `path` back and throws unless it is `value`. A provider can
+    /// acknowledge a write it did not keep: KWallet stores a secret only through a wallet handle
+    /// that its Secret Service side may hold for a wallet it no longer has open, and answers the
+    /// write without an error either way. An acknowledged write must hold its value.
+    func requireStored(_ value: SecureBytes, at path: String, what: String) throws(VaultError) {
+        let stored = try secret(at: path)
+        guard stored != value else { return }
+        throw VaultError(
+            .other,
+            "the Secret Service provider accepted \(what) but did not store it (it reads back "
+                + "\(stored.count == 0 ? "empty" : "different")); unlock the keyring in the provider (or restart "
+                + "it) and retry")
     }
 
     /// Replaces the item's attributes with exactly `attributes` (one Properties.Set, no proxy).
@@ -547,28 +563,31 @@ struct Call {
 
     /// Replaces the item's secret (one SetSecret, no proxy), opening the session first if no
     /// one has.
-    func setSecret(of item: Item, _ value: [UInt8]) throws(VaultError) {
-        let contentType = SecretServiceItems.contentType(for: value)
+    func setSecret(of item: Item, _ value: SecureBytes) throws(VaultError) {
         let set = try check { error in
-            value.withUnsafeBufferPointer {
-                CVaultSecret_ItemSetSecretAtPath(item.path, $0.baseAddress, $0.count, contentType, deadline, &error)
+            value.withUnsafeBytes {
+                CVaultSecret_ItemSetSecretAtPath(
+                    item.path, $0.baseAddress, $0.count,
+                    SecretServiceItems.contentType(for: $0), deadline, &error)
             }
         }
         guard set else { throw failedSilently("setting the secret") }
     }
 
+    /// Creates the item; the new item's path, if the provider names it.
     func createItem(
         in collection: KeyringCollection, _ service: Owned, _ attributes: [String: String], label: String,
-        value: [UInt8]
-    ) throws(VaultError) {
+        value: SecureBytes
+    ) throws(VaultError) -> String? {
         let table = Attributes(attributes)
-        let contentType = SecretServiceItems.contentType(for: value)
         var prompted = false
+        var path: UnsafeMutablePointer<CChar>?
+        defer { free(path) }
         let created = try check { error in
-            value.withUnsafeBufferPointer {
+            value.withUnsafeBytes {
                 CVaultSecret_ItemCreate(
-                    service.pointer, collection.path, table.pointer, label, $0.baseAddress, $0.count, contentType,
-                    &prompted, deadline, &error)
+                    service.pointer, collection.path, table.pointer, label, $0.baseAddress,
+                    $0.count, SecretServiceItems.contentType(for: $0), &prompted, &path, deadline, &error)
             }
         }
         if prompted {
@@ -579,6 +598,7 @@ struct Call {
                     + "may have been locked meanwhile): unlock the keyring and retry")
         }
         guard created else { throw failedSilently("creating the item") }
+        return path.map { String(cString: $0) }
     }
 
     func delete(_ item: Owned) throws(VaultError) {
