@@ -343,6 +343,47 @@ char *_Nullable *_Nullable CVaultSecret_CollectionItemPaths(
     return paths;
 }
 
+char *_Nullable CVaultSecret_DefaultCollectionAtPath(
+    CVaultSecret_Deadline *_Nonnull deadline, bool *_Nonnull locked, CVaultSecret_Error *_Nullable *_Nonnull error) {
+    *locked = false;
+    struct CVaultSecret_GVariant *alias = fn.g_variant_new_string("default");
+    struct CVaultSecret_GVariant *reply = CVaultSecret_BusCall(
+        "org.freedesktop.secrets", "/org/freedesktop/secrets", "org.freedesktop.Secret.Service", "ReadAlias",
+        fn.g_variant_new_tuple(&alias, 1), "(o)", CVAULTSECRET_G_DBUS_CALL_FLAGS_NONE, deadline, error);
+    if (reply == NULL) return NULL;
+    struct CVaultSecret_GVariant *child = fn.g_variant_get_child_value(reply, 0);
+    const char *found = fn.g_variant_get_string(child, NULL);
+    char *path = strcmp(found, "/") != 0 ? strdup(found) : NULL;  // "/": no default collection
+    fn.g_variant_unref(child);
+    fn.g_variant_unref(reply);
+    if (path == NULL) return NULL;
+    struct CVaultSecret_GVariant *arguments[2] = {
+        fn.g_variant_new_string("org.freedesktop.Secret.Collection"), fn.g_variant_new_string("Locked")};
+    reply = bus_call(
+        "org.freedesktop.secrets", path, "org.freedesktop.DBus.Properties", "Get", fn.g_variant_new_tuple(arguments, 2),
+        "(v)", deadline, error);
+    if (reply == NULL) {
+        free(path);
+        return NULL;
+    }
+    struct CVaultSecret_GVariant *boxed = fn.g_variant_get_child_value(reply, 0);
+    struct CVaultSecret_GVariant *value = fn.g_variant_get_variant(boxed);
+    if (fn.g_variant_is_of_type(value, CVAULTSECRET_TYPE("b"))) {
+        *locked = fn.g_variant_get_boolean(value) != 0;
+    } else {
+        // As GDBus words a reply of the wrong type, so that it reads as one.
+        *error = (CVaultSecret_Error *)fn.g_error_new_literal(
+            fn.g_quark_from_static_string("g-io-error-quark"), CVAULTSECRET_G_IO_ERROR_INVALID_ARGUMENT,
+            "Property \u201cLocked\u201d of the default collection is not a boolean");
+        free(path);
+        path = NULL;
+    }
+    fn.g_variant_unref(value);
+    fn.g_variant_unref(boxed);
+    fn.g_variant_unref(reply);
+    return path;
+}
+
 static uint64_t lookup_time(struct CVaultSecret_GVariant *properties, const char *name) {
     struct CVaultSecret_GVariant *value = LOOKUP(properties, name, "t");
     if (value == NULL) return 0;

@@ -40,6 +40,7 @@ typedef struct CVaultSecret_GListLayout {
 #define CVAULTSECRET_G_DBUS_CALL_FLAGS_NONE 0u          // G_DBUS_CALL_FLAGS_NONE: may start the service
 #define CVAULTSECRET_G_DBUS_CALL_FLAGS_NO_AUTO_START 1u // G_DBUS_CALL_FLAGS_NO_AUTO_START
 #define CVAULTSECRET_G_DBUS_ERROR_NOT_SUPPORTED 7       // G_DBUS_ERROR_NOT_SUPPORTED
+#define CVAULTSECRET_G_IO_ERROR_INVALID_ARGUMENT 13     // G_IO_ERROR_INVALID_ARGUMENT
 
 // Stand-ins for GLib's scalar and callback types (the check compares each with the real one).
 #define CVAULTSECRET_STANDIN_gboolean int

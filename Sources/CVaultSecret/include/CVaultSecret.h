@@ -167,6 +167,12 @@ char *_Nullable *_Nullable CVaultSecret_CollectionPaths(
 char *_Nullable *_Nullable CVaultSecret_CollectionItemPaths(
     const char *_Nonnull collection, CVaultSecret_Deadline *_Nonnull deadline, bool *_Nonnull locked,
     CVaultSecret_Error *_Nullable *_Nonnull error);
+/// The path of the collection behind the "default" alias (one ReadAlias, which may start the
+/// provider) and whether it is locked (one Properties.Get), with no libsecret proxy: malloc'd,
+/// the caller frees it with free(). NULL with *error NULL if there is no default collection;
+/// NULL with *error set on failure. Call after CVaultSecret_SessionBusConnect.
+char *_Nullable CVaultSecret_DefaultCollectionAtPath(
+    CVaultSecret_Deadline *_Nonnull deadline, bool *_Nonnull locked, CVaultSecret_Error *_Nullable *_Nonnull error);
 /// The properties of the item at `path` in one call: whether it is locked, its creation and
 /// modification times (seconds since 1970, 0 if unknown), and its attributes, returned as a
 /// new table the caller releases with CVaultSecret_AttributesUnref. NULL with *error set on

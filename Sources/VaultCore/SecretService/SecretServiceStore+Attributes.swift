@@ -47,13 +47,13 @@ extension SecretServiceStore {
                 try call.requireStored(value, at: found.path, what: what)
                 return
             }
-            let service = try call.service()
-            guard let collection = try call.defaultCollection(service) else {
+            guard let collection = try call.defaultCollection() else {
                 throw VaultError(.unavailable, "the Secret Service has no default keyring to store \(what) in")
             }
             if collection.isLocked {
                 throw VaultError(.cannotUnlock, "the default keyring is locked; unlock it to store \(what)")
             }
+            let service = try call.service()
             let created = try call.createItem(in: collection, service, attributes, label: label, value: value)
             if let created { try call.requireStored(value, at: created, what: what) }
         }
