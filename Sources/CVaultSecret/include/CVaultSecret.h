@@ -84,8 +84,7 @@ void CVaultSecret_SessionReset(void);
 /// bus's GetConnectionUnixProcessID), so that `vault doctor` can name the provider. Call it after
 /// CVaultSecret_SessionBusConnect. Returns false with *error set on failure.
 bool CVaultSecret_ProviderProcessID(
-    CVaultSecret_Deadline *_Nonnull deadline, uint32_t *_Nonnull pid,
-    CVaultSecret_Error *_Nullable *_Nonnull error);
+    CVaultSecret_Deadline *_Nonnull deadline, uint32_t *_Nonnull pid, CVaultSecret_Error *_Nullable *_Nonnull error);
 
 /// Whether KWallet (kwalletd5 or kwalletd6, on the session bus) has the wallet behind
 /// `collection` open: then its unlock prompt completes without asking anyone. Its own
@@ -222,10 +221,10 @@ bool CVaultSecret_ItemSetSecretAtPath(
 /// set on failure, or with *prompted set when the prompt was dismissed (by someone, or when the
 /// deadline fired).
 bool CVaultSecret_ItemCreate(
-    CVaultSecret_Service *_Nonnull service, const char *_Nonnull collection, CVaultSecret_Attributes *_Nonnull attributes, const char *_Nonnull label,
-    const void *_Nullable bytes, size_t length, const char *_Nonnull contentType, bool *_Nonnull prompted,
-    char *_Nullable *_Nonnull item, CVaultSecret_Deadline *_Nonnull deadline,
-    CVaultSecret_Error *_Nullable *_Nonnull error);
+    CVaultSecret_Service *_Nonnull service, const char *_Nonnull collection,
+    CVaultSecret_Attributes *_Nonnull attributes, const char *_Nonnull label, const void *_Nullable bytes,
+    size_t length, const char *_Nonnull contentType, bool *_Nonnull prompted, char *_Nullable *_Nonnull item,
+    CVaultSecret_Deadline *_Nonnull deadline, CVaultSecret_Error *_Nullable *_Nonnull error);
 
 // MARK: Changing items by object path
 

@@ -1,5 +1,5 @@
 import CVaultSecret
-public import VaultAge
+import VaultAge
 
 #if canImport(Glibc)
     import Glibc
