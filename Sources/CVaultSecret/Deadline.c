@@ -17,10 +17,10 @@
 
 struct CVaultSecret_Deadline {
     pthread_mutex_t lock;
-    pthread_cond_t wake;                                  // signalled by Finish
-    struct timespec until;                                // CLOCK_MONOTONIC
-    bool finished;                                        // guarded by lock
-    bool fired;                                           // guarded by lock
+    pthread_cond_t wake;  // signalled by Finish
+    struct timespec until;  // CLOCK_MONOTONIC
+    bool finished;  // guarded by lock
+    bool fired;  // guarded by lock
     struct CVaultSecret_GCancellable *_Nonnull cancellable;  // owned
     pthread_t thread;
 };
@@ -42,8 +42,8 @@ static void *_Nullable watch(void *_Nullable argument) {
 }
 
 CVaultSecret_Deadline *_Nullable CVaultSecret_DeadlineStart(double seconds) {
-    if (!(seconds > 0)) seconds = 0;              // NaN and negatives: already expired
-    if (seconds > 1e9) seconds = 1e9;             // keep tv_sec in range
+    if (!(seconds > 0)) seconds = 0;  // NaN and negatives: already expired
+    if (seconds > 1e9) seconds = 1e9;  // keep tv_sec in range
     CVaultSecret_Deadline *deadline = calloc(1, sizeof *deadline);
     if (deadline == NULL) return NULL;
     clock_gettime(CLOCK_MONOTONIC, &deadline->until);
@@ -79,8 +79,7 @@ CVaultSecret_Deadline *_Nullable CVaultSecret_DeadlineStart(double seconds) {
     return deadline;
 }
 
-struct CVaultSecret_GCancellable *_Nonnull CVaultSecret_DeadlineCancellable(
-    CVaultSecret_Deadline *_Nonnull deadline) {
+struct CVaultSecret_GCancellable *_Nonnull CVaultSecret_DeadlineCancellable(CVaultSecret_Deadline *_Nonnull deadline) {
     return deadline->cancellable;
 }
 

@@ -18,34 +18,32 @@
 #include "shim_internal.h"
 
 #define fn CVaultSecret_fn
-#define GERROR_OUT(error) ((CVaultSecret_GErrorLayout **)(void *)(error))
+#define gcry CVaultSecret_gcry
 
 typedef CVAULTSECRET_T_gcry_mpi_t MPI;
 typedef struct CVaultSecret_GVariant GVariant;
 
 enum {
-    GROUP_BYTES = 128,     // the 1024-bit group's numbers, as big-endian bytes
-    EXPONENT_BYTES = 32,   // the private exponent: 256 bits
-    KEY_BYTES = 16,        // AES-128
-    BLOCK_BYTES = 16,      // AES's block, and the CBC initialization vector
+    GROUP_BYTES = 128,  // the 1024-bit group's numbers, as big-endian bytes
+    EXPONENT_BYTES = 32,  // the private exponent: 256 bits
+    KEY_BYTES = 16,  // AES-128
+    BLOCK_BYTES = 16,  // AES's block, and the CBC initialization vector
     SHA256_BYTES = 32,
-    KEY_PAIR_ATTEMPTS = 8, // a new key pair is drawn for an encoding that would be ambiguous
+    KEY_PAIR_ATTEMPTS = 8,  // a new key pair is drawn for an encoding that would be ambiguous
 };
 
-static const char *const SECRETS = "org.freedesktop.secrets";
 static const char *const DH_ALGORITHM = "dh-ietf1024-sha256-aes128-cbc-pkcs7";
 
 // RFC 2409 section 6.2, the Second Oakley Group, whose generator is 2: the group the
 // algorithm's name ("ietf1024") refers to.
 static const uint8_t GROUP_PRIME[GROUP_BYTES] = {
-    0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xC9, 0x0F, 0xDA, 0xA2, 0x21, 0x68, 0xC2, 0x34,
-    0xC4, 0xC6, 0x62, 0x8B, 0x80, 0xDC, 0x1C, 0xD1, 0x29, 0x02, 0x4E, 0x08, 0x8A, 0x67, 0xCC, 0x74,
-    0x02, 0x0B, 0xBE, 0xA6, 0x3B, 0x13, 0x9B, 0x22, 0x51, 0x4A, 0x08, 0x79, 0x8E, 0x34, 0x04, 0xDD,
-    0xEF, 0x95, 0x19, 0xB3, 0xCD, 0x3A, 0x43, 0x1B, 0x30, 0x2B, 0x0A, 0x6D, 0xF2, 0x5F, 0x14, 0x37,
-    0x4F, 0xE1, 0x35, 0x6D, 0x6D, 0x51, 0xC2, 0x45, 0xE4, 0x85, 0xB5, 0x76, 0x62, 0x5E, 0x7E, 0xC6,
-    0xF4, 0x4C, 0x42, 0xE9, 0xA6, 0x37, 0xED, 0x6B, 0x0B, 0xFF, 0x5C, 0xB6, 0xF4, 0x06, 0xB7, 0xED,
-    0xEE, 0x38, 0x6B, 0xFB, 0x5A, 0x89, 0x9F, 0xA5, 0xAE, 0x9F, 0x24, 0x11, 0x7C, 0x4B, 0x1F, 0xE6,
-    0x49, 0x28, 0x66, 0x51, 0xEC, 0xE6, 0x53, 0x81, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+    0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xC9, 0x0F, 0xDA, 0xA2, 0x21, 0x68, 0xC2, 0x34, 0xC4, 0xC6, 0x62,
+    0x8B, 0x80, 0xDC, 0x1C, 0xD1, 0x29, 0x02, 0x4E, 0x08, 0x8A, 0x67, 0xCC, 0x74, 0x02, 0x0B, 0xBE, 0xA6, 0x3B, 0x13,
+    0x9B, 0x22, 0x51, 0x4A, 0x08, 0x79, 0x8E, 0x34, 0x04, 0xDD, 0xEF, 0x95, 0x19, 0xB3, 0xCD, 0x3A, 0x43, 0x1B, 0x30,
+    0x2B, 0x0A, 0x6D, 0xF2, 0x5F, 0x14, 0x37, 0x4F, 0xE1, 0x35, 0x6D, 0x6D, 0x51, 0xC2, 0x45, 0xE4, 0x85, 0xB5, 0x76,
+    0x62, 0x5E, 0x7E, 0xC6, 0xF4, 0x4C, 0x42, 0xE9, 0xA6, 0x37, 0xED, 0x6B, 0x0B, 0xFF, 0x5C, 0xB6, 0xF4, 0x06, 0xB7,
+    0xED, 0xEE, 0x38, 0x6B, 0xFB, 0x5A, 0x89, 0x9F, 0xA5, 0xAE, 0x9F, 0x24, 0x11, 0x7C, 0x4B, 0x1F, 0xE6, 0x49, 0x28,
+    0x66, 0x51, 0xEC, 0xE6, 0x53, 0x81, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
 };
 
 // MARK: Errors
@@ -79,9 +77,9 @@ static bool random_bytes(void *buffer, size_t length) {
 static void initialize_gcrypt_once(void) {
     // What an application that uses libgcrypt does first. libsecret initializes libgcrypt only
     // if no one has (and then with allocation handlers of its own), so the two never mix.
-    if (fn.gcry_control(CVAULTSECRET_GCRYCTL_INITIALIZATION_FINISHED_P) == 0) {
-        fn.gcry_check_version(NULL);
-        fn.gcry_control(CVAULTSECRET_GCRYCTL_INITIALIZATION_FINISHED, 0);
+    if (gcry.gcry_control(CVAULTSECRET_GCRYCTL_INITIALIZATION_FINISHED_P) == 0) {
+        gcry.gcry_check_version(NULL);
+        gcry.gcry_control(CVAULTSECRET_GCRYCTL_INITIALIZATION_FINISHED, 0);
     }
 }
 
@@ -92,14 +90,14 @@ static void initialize_gcrypt(void) {
 
 static MPI scan(const uint8_t *bytes, size_t length) {
     MPI value = NULL;
-    if (fn.gcry_mpi_scan(&value, CVAULTSECRET_GCRYMPI_FMT_USG, bytes, length, NULL) != 0) return NULL;
+    if (gcry.gcry_mpi_scan(&value, CVAULTSECRET_GCRYMPI_FMT_USG, bytes, length, NULL) != 0) return NULL;
     return value;
 }
 
 // `value` (below the prime) as exactly GROUP_BYTES big-endian bytes, zeros first.
 static bool print_fixed(MPI value, uint8_t out[GROUP_BYTES]) {
     size_t written = 0;
-    if (fn.gcry_mpi_print(CVAULTSECRET_GCRYMPI_FMT_USG, out, GROUP_BYTES, &written, value) != 0) return false;
+    if (gcry.gcry_mpi_print(CVAULTSECRET_GCRYMPI_FMT_USG, out, GROUP_BYTES, &written, value) != 0) return false;
     memmove(out + GROUP_BYTES - written, out, written);
     memset(out, 0, GROUP_BYTES - written);
     return true;
@@ -111,7 +109,7 @@ typedef struct KeyPair {
 } KeyPair;
 
 static void key_pair_release(KeyPair *pair) {
-    fn.gcry_mpi_release(pair->exponent);  // libgcrypt wipes a number's memory as it frees it
+    gcry.gcry_mpi_release(pair->exponent);  // libgcrypt wipes a number's memory as it frees it
     pair->exponent = NULL;
 }
 
@@ -122,7 +120,8 @@ static void key_pair_release(KeyPair *pair) {
 // 128 bytes, and libsecret sends fewer) then all read the same number.
 static bool key_pair_make(KeyPair *pair) {
     uint8_t generator_byte = 2;
-    MPI prime = scan(GROUP_PRIME, GROUP_BYTES), generator = scan(&generator_byte, 1), public_value = fn.gcry_mpi_new(0);
+    MPI prime = scan(GROUP_PRIME, GROUP_BYTES), generator = scan(&generator_byte, 1),
+        public_value = gcry.gcry_mpi_new(0);
     bool made = false;
     pair->exponent = NULL;
     for (int attempt = 0; attempt < KEY_PAIR_ATTEMPTS && !made && prime && generator && public_value; attempt++) {
@@ -131,13 +130,13 @@ static bool key_pair_make(KeyPair *pair) {
         key_pair_release(pair);
         pair->exponent = scan(exponent, sizeof exponent);
         explicit_bzero(exponent, sizeof exponent);
-        if (pair->exponent == NULL || fn.gcry_mpi_cmp_ui(pair->exponent, 1) <= 0) continue;
-        fn.gcry_mpi_powm(public_value, generator, pair->exponent, prime);
+        if (pair->exponent == NULL || gcry.gcry_mpi_cmp_ui(pair->exponent, 1) <= 0) continue;
+        gcry.gcry_mpi_powm(public_value, generator, pair->exponent, prime);
         made = print_fixed(public_value, pair->public_value) && pair->public_value[0] != 0;
     }
-    fn.gcry_mpi_release(prime);
-    fn.gcry_mpi_release(generator);
-    fn.gcry_mpi_release(public_value);
+    gcry.gcry_mpi_release(prime);
+    gcry.gcry_mpi_release(generator);
+    gcry.gcry_mpi_release(public_value);
     if (!made) key_pair_release(pair);
     return made;
 }
@@ -156,8 +155,10 @@ static bool hkdf(const uint8_t *secret, size_t length, uint8_t key[KEY_BYTES]) {
         {.size = 1, .len = 1, .data = &counter},
     };
     bool derived =
-        fn.gcry_md_hash_buffers(CVAULTSECRET_GCRY_MD_SHA256, CVAULTSECRET_GCRY_MD_FLAG_HMAC, pseudorandom, extract, 2) == 0
-        && fn.gcry_md_hash_buffers(CVAULTSECRET_GCRY_MD_SHA256, CVAULTSECRET_GCRY_MD_FLAG_HMAC, block, expand, 2) == 0;
+        gcry.gcry_md_hash_buffers(CVAULTSECRET_GCRY_MD_SHA256, CVAULTSECRET_GCRY_MD_FLAG_HMAC, pseudorandom, extract, 2)
+            == 0
+        && gcry.gcry_md_hash_buffers(CVAULTSECRET_GCRY_MD_SHA256, CVAULTSECRET_GCRY_MD_FLAG_HMAC, block, expand, 2)
+            == 0;
     if (derived) memcpy(key, block, KEY_BYTES);
     explicit_bzero(pseudorandom, sizeof pseudorandom);
     explicit_bzero(block, sizeof block);
@@ -181,13 +182,13 @@ static Agreement agree(const KeyPair *pair, const uint8_t *peer_bytes, size_t pe
         peer_length--;
     }
     MPI peer = peer_length > 0 && peer_length <= GROUP_BYTES ? scan(peer_bytes, peer_length) : NULL;
-    MPI shared = fn.gcry_mpi_new(0);
+    MPI shared = gcry.gcry_mpi_new(0);
     Agreement result = FAILED;
     if (limit && prime && shared) {
-        if (peer == NULL || fn.gcry_mpi_cmp_ui(peer, 1) <= 0 || fn.gcry_mpi_cmp(peer, limit) >= 0) {
+        if (peer == NULL || gcry.gcry_mpi_cmp_ui(peer, 1) <= 0 || gcry.gcry_mpi_cmp(peer, limit) >= 0) {
             result = INVALID_PEER;
         } else {
-            fn.gcry_mpi_powm(shared, peer, pair->exponent, prime);
+            gcry.gcry_mpi_powm(shared, peer, pair->exponent, prime);
             if (!print_fixed(shared, shared_bytes)) {
                 result = FAILED;
             } else if (shared_bytes[0] == 0) {
@@ -198,23 +199,26 @@ static Agreement agree(const KeyPair *pair, const uint8_t *peer_bytes, size_t pe
             explicit_bzero(shared_bytes, sizeof shared_bytes);
         }
     }
-    fn.gcry_mpi_release(limit);
-    fn.gcry_mpi_release(prime);
-    fn.gcry_mpi_release(peer);
-    fn.gcry_mpi_release(shared);
+    gcry.gcry_mpi_release(limit);
+    gcry.gcry_mpi_release(prime);
+    gcry.gcry_mpi_release(peer);
+    gcry.gcry_mpi_release(shared);
     return result;
 }
 
 // AES-128-CBC over `length` bytes of `data` in place (a multiple of BLOCK_BYTES).
-static bool aes_cbc(const uint8_t key[KEY_BYTES], const uint8_t iv[BLOCK_BYTES], uint8_t *data, size_t length, bool encrypt) {
+static bool
+aes_cbc(const uint8_t key[KEY_BYTES], const uint8_t iv[BLOCK_BYTES], uint8_t *data, size_t length, bool encrypt) {
     CVAULTSECRET_T_gcry_cipher_hd_t cipher = NULL;
-    if (fn.gcry_cipher_open(&cipher, CVAULTSECRET_GCRY_CIPHER_AES128, CVAULTSECRET_GCRY_CIPHER_MODE_CBC, 0) != 0) {
+    if (gcry.gcry_cipher_open(&cipher, CVAULTSECRET_GCRY_CIPHER_AES128, CVAULTSECRET_GCRY_CIPHER_MODE_CBC, 0) != 0) {
         return false;
     }
-    bool done = fn.gcry_cipher_setkey(cipher, key, KEY_BYTES) == 0 && fn.gcry_cipher_setiv(cipher, iv, BLOCK_BYTES) == 0
-        && (encrypt ? fn.gcry_cipher_encrypt(cipher, data, length, NULL, 0)
-                    : fn.gcry_cipher_decrypt(cipher, data, length, NULL, 0)) == 0;
-    fn.gcry_cipher_close(cipher);  // libgcrypt wipes the key schedule
+    bool done = gcry.gcry_cipher_setkey(cipher, key, KEY_BYTES) == 0
+        && gcry.gcry_cipher_setiv(cipher, iv, BLOCK_BYTES) == 0
+        && (encrypt ? gcry.gcry_cipher_encrypt(cipher, data, length, NULL, 0)
+                    : gcry.gcry_cipher_decrypt(cipher, data, length, NULL, 0))
+            == 0;
+    gcry.gcry_cipher_close(cipher);  // libgcrypt wipes the key schedule
     return done;
 }
 
@@ -247,17 +251,18 @@ static Session *session_new(const char *path, bool plain) {
 }
 
 static GVariant *call_service(
-    const char *method, GVariant *arguments, CVaultSecret_Deadline *deadline, CVaultSecret_Error **error) {
+    const char *method, GVariant *arguments, const char *reply_type, CVaultSecret_Deadline *deadline,
+    CVaultSecret_Error **error) {
     // May start the provider, as libsecret's service proxy may.
     return CVaultSecret_BusCall(
-        SECRETS, "/org/freedesktop/secrets", "org.freedesktop.Secret.Service", method, arguments,
+        CVAULTSECRET_SECRETS, CVAULTSECRET_SECRETS_PATH, CVAULTSECRET_SERVICE_INTERFACE, method, arguments, reply_type,
         CVAULTSECRET_G_DBUS_CALL_FLAGS_NONE, deadline, error);
 }
 
 static void close_session(const char *path, CVaultSecret_Deadline *deadline) {
     CVaultSecret_Error *ignored = NULL;
     GVariant *reply = CVaultSecret_BusCall(
-        SECRETS, path, "org.freedesktop.Secret.Session", "Close", fn.g_variant_new_tuple(NULL, 0),
+        CVAULTSECRET_SECRETS, path, CVAULTSECRET_SESSION_INTERFACE, "Close", fn.g_variant_new_tuple(NULL, 0), "()",
         CVAULTSECRET_G_DBUS_CALL_FLAGS_NO_AUTO_START, deadline, &ignored);
     if (reply != NULL) fn.g_variant_unref(reply);
     CVaultSecret_ErrorFree(ignored);
@@ -265,7 +270,7 @@ static void close_session(const char *path, CVaultSecret_Deadline *deadline) {
 
 static Session *open_plain(CVaultSecret_Deadline *deadline, CVaultSecret_Error **error) {
     GVariant *arguments[2] = {fn.g_variant_new_string("plain"), fn.g_variant_new_variant(fn.g_variant_new_string(""))};
-    GVariant *reply = call_service("OpenSession", fn.g_variant_new_tuple(arguments, 2), deadline, error);
+    GVariant *reply = call_service("OpenSession", fn.g_variant_new_tuple(arguments, 2), "(vo)", deadline, error);
     if (reply == NULL) return NULL;
     GVariant *path = fn.g_variant_get_child_value(reply, 1);
     Session *session = session_new(fn.g_variant_get_string(path, NULL), true);
@@ -289,10 +294,10 @@ static Session *open_encrypted(CVaultSecret_Deadline *deadline, CVaultSecret_Err
     }
     GVariant *arguments[2] = {
         fn.g_variant_new_string(DH_ALGORITHM),
-        fn.g_variant_new_variant(fn.g_variant_new_fixed_array(
-            (const struct CVaultSecret_GVariantType *)"y", pair.public_value, GROUP_BYTES, 1)),
+        fn.g_variant_new_variant(
+            fn.g_variant_new_fixed_array(CVAULTSECRET_TYPE("y"), pair.public_value, GROUP_BYTES, 1)),
     };
-    GVariant *reply = call_service("OpenSession", fn.g_variant_new_tuple(arguments, 2), deadline, error);
+    GVariant *reply = call_service("OpenSession", fn.g_variant_new_tuple(arguments, 2), "(vo)", deadline, error);
     if (reply == NULL) {
         key_pair_release(&pair);
         if (*error == NULL || !is_not_supported(*error)) return NULL;
@@ -305,7 +310,7 @@ static Session *open_encrypted(CVaultSecret_Deadline *deadline, CVaultSecret_Err
     GVariant *path = fn.g_variant_get_child_value(reply, 1);
     Session *session = session_new(fn.g_variant_get_string(path, NULL), false);
     Agreement agreement = INVALID_PEER;
-    if (fn.g_variant_is_of_type(output, (const struct CVaultSecret_GVariantType *)"ay")) {
+    if (fn.g_variant_is_of_type(output, CVAULTSECRET_TYPE("ay"))) {
         size_t length = 0;
         const uint8_t *peer = fn.g_variant_get_fixed_array(output, &length, 1);
         agreement = agree(&pair, peer, length, session->key);
@@ -326,6 +331,13 @@ static Session *open_encrypted(CVaultSecret_Deadline *deadline, CVaultSecret_Err
 // Opens the session unless it is open. Call with session_lock held.
 static bool ensure_session(CVaultSecret_Deadline *deadline, CVaultSecret_Error **error) {
     if (current != NULL) return true;
+    if (!CVaultSecret_HasGcrypt) {
+        // A libsecret built without libgcrypt: no primitives for the encrypted session. Such a
+        // libsecret asks every provider for a "plain" session itself; so does vault.
+        if (!CVaultSecret_SessionBusConnect(deadline, error)) return false;
+        current = open_plain(deadline, error);
+        return current != NULL;
+    }
     initialize_gcrypt();
     for (int attempt = 0; attempt < KEY_PAIR_ATTEMPTS && current == NULL; attempt++) {
         current = open_encrypted(deadline, error);
@@ -411,7 +423,7 @@ bool CVaultSecret_SessionOpenFinish(
 // initialization vector and the PKCS#7-padded bytes. NULL with *error set on failure.
 static GVariant *encode_secret(
     const Session *session, const uint8_t *bytes, size_t length, const char *content_type, CVaultSecret_Error **error) {
-    const struct CVaultSecret_GVariantType *byte_type = (const struct CVaultSecret_GVariantType *)"y";
+    const struct CVaultSecret_GVariantType *byte_type = CVAULTSECRET_TYPE("y");
     if (session->plain) {
         GVariant *fields[4] = {
             fn.g_variant_new_object_path(session->path), fn.g_variant_new_fixed_array(byte_type, "", 0, 1),
@@ -503,16 +515,16 @@ uint8_t *_Nullable CVaultSecret_SecretForPath(
     if (session == NULL) return NULL;
     GVariant *item = fn.g_variant_new_object_path(path);
     GVariant *arguments[2] = {
-        fn.g_variant_new_array((const struct CVaultSecret_GVariantType *)"o", &item, 1),
+        fn.g_variant_new_array(CVAULTSECRET_TYPE("o"), &item, 1),
         fn.g_variant_new_object_path(session->path),
     };
-    GVariant *reply = call_service("GetSecrets", fn.g_variant_new_tuple(arguments, 2), deadline, error);
+    GVariant *reply =
+        call_service("GetSecrets", fn.g_variant_new_tuple(arguments, 2), "(a{o(oayays)})", deadline, error);
     uint8_t *bytes = NULL;
     if (reply != NULL) {
         // a{o(oayays)}: a locked item, or one the session cannot serve, is left out.
         GVariant *secrets = fn.g_variant_get_child_value(reply, 0);
-        GVariant *secret = fn.g_variant_lookup_value(
-            secrets, path, (const struct CVaultSecret_GVariantType *)"(oayays)");
+        GVariant *secret = fn.g_variant_lookup_value(secrets, path, CVAULTSECRET_TYPE("(oayays)"));
         if (secret != NULL) {
             bytes = decode_secret(session, secret, length);
             fn.g_variant_unref(secret);
@@ -531,12 +543,12 @@ void CVaultSecret_SecretFree(uint8_t *_Nullable bytes, size_t length) {
 }
 
 bool CVaultSecret_ItemSetSecretAtPath(
-    const char *_Nonnull path, const uint8_t *_Nullable bytes, size_t length, const char *_Nonnull contentType,
+    const char *_Nonnull path, const void *_Nullable bytes, size_t length, const char *_Nonnull contentType,
     CVaultSecret_Deadline *_Nonnull deadline, CVaultSecret_Error *_Nullable *_Nonnull error) {
     GVariant *secret = encode_through_session(bytes, length, contentType, deadline, error);
     if (secret == NULL) return false;
     GVariant *reply = CVaultSecret_BusCall(
-        SECRETS, path, "org.freedesktop.Secret.Item", "SetSecret", fn.g_variant_new_tuple(&secret, 1),
+        CVAULTSECRET_SECRETS, path, CVAULTSECRET_ITEM_INTERFACE, "SetSecret", fn.g_variant_new_tuple(&secret, 1), "()",
         CVAULTSECRET_G_DBUS_CALL_FLAGS_NO_AUTO_START, deadline, error);
     if (reply == NULL) return false;
     fn.g_variant_unref(reply);
@@ -545,10 +557,11 @@ bool CVaultSecret_ItemSetSecretAtPath(
 
 bool CVaultSecret_ItemCreate(
     CVaultSecret_Service *_Nonnull service, const char *_Nonnull collection,
-    CVaultSecret_Attributes *_Nonnull attributes, const char *_Nonnull label,
-    const uint8_t *_Nullable bytes, size_t length, const char *_Nonnull contentType, bool *_Nonnull prompted,
+    CVaultSecret_Attributes *_Nonnull attributes, const char *_Nonnull label, const void *_Nullable bytes,
+    size_t length, const char *_Nonnull contentType, bool *_Nonnull prompted, char *_Nullable *_Nonnull item,
     CVaultSecret_Deadline *_Nonnull deadline, CVaultSecret_Error *_Nullable *_Nonnull error) {
     *prompted = false;
+    *item = NULL;
     GVariant *secret = encode_through_session(bytes, length, contentType, deadline, error);
     if (secret == NULL) return false;
     GVariant *properties[2] = {
@@ -560,27 +573,37 @@ bool CVaultSecret_ItemCreate(
             fn.g_variant_new_variant(CVaultSecret_AttributesVariant(attributes))),
     };
     GVariant *arguments[3] = {
-        fn.g_variant_new_array((const struct CVaultSecret_GVariantType *)"{sv}", properties, 2), secret,
+        fn.g_variant_new_array(CVAULTSECRET_TYPE("{sv}"), properties, 2), secret,
         fn.g_variant_new_boolean(0),  // never replace: vault updates items by path
     };
     GVariant *reply = CVaultSecret_BusCall(
-        SECRETS, collection, "org.freedesktop.Secret.Collection", "CreateItem", fn.g_variant_new_tuple(arguments, 3),
-        CVAULTSECRET_G_DBUS_CALL_FLAGS_NO_AUTO_START, deadline, error);
+        CVAULTSECRET_SECRETS, collection, CVAULTSECRET_COLLECTION_INTERFACE, "CreateItem",
+        fn.g_variant_new_tuple(arguments, 3), "(oo)", CVAULTSECRET_G_DBUS_CALL_FLAGS_NO_AUTO_START, deadline, error);
     if (reply == NULL) return false;
     // (item, prompt): with a prompt instead of an item, the item exists once the prompt has
     // run. KeePassXC answers every CreateItem so, and its prompt completes at once in an
     // unlocked database; libsecret runs it the same way (it is dismissed when the deadline fires).
+    GVariant *created_item = fn.g_variant_get_child_value(reply, 0);
     GVariant *prompt = fn.g_variant_get_child_value(reply, 1);
     const char *prompt_path = fn.g_variant_get_string(prompt, NULL);
     bool created = true;
     if (strcmp(prompt_path, "/") != 0) {
         GVariant *result = fn.secret_service_prompt_at_dbus_path_sync(
-            (struct CVaultSecret_SecretService *)service, prompt_path, CVaultSecret_DeadlineCancellable(deadline),
-            (const struct CVaultSecret_GVariantType *)"o", GERROR_OUT(error));
+            (struct CVaultSecret_SecretService *)service, prompt_path, CANCELLABLE(deadline), CVAULTSECRET_TYPE("o"),
+            GERROR_OUT(error));
         created = result != NULL;
         *prompted = result == NULL && *error == NULL;  // dismissed
-        if (result != NULL) fn.g_variant_unref(result);
+        if (result != NULL) {
+            fn.g_variant_unref(created_item);
+            created_item = result;  // the prompt's result is the item's path
+        }
     }
+    const char *path = fn.g_variant_get_string(created_item, NULL);
+    if (created && strcmp(path, "/") != 0) {
+        *item = strdup(path);
+        if (*item == NULL) abort();  // as GLib does when memory is exhausted
+    }
+    fn.g_variant_unref(created_item);
     fn.g_variant_unref(prompt);
     fn.g_variant_unref(reply);
     return created;

@@ -18,13 +18,13 @@ typedef struct CVaultSecret_GcryBufferLayout {
     void *data;
 } CVaultSecret_GcryBufferLayout;
 
-#define CVAULTSECRET_GCRYCTL_INITIALIZATION_FINISHED 38u    // GCRYCTL_INITIALIZATION_FINISHED
+#define CVAULTSECRET_GCRYCTL_INITIALIZATION_FINISHED 38u  // GCRYCTL_INITIALIZATION_FINISHED
 #define CVAULTSECRET_GCRYCTL_INITIALIZATION_FINISHED_P 39u  // GCRYCTL_INITIALIZATION_FINISHED_P
-#define CVAULTSECRET_GCRYMPI_FMT_USG 5u                     // GCRYMPI_FMT_USG: unsigned big-endian
-#define CVAULTSECRET_GCRY_MD_SHA256 8                       // GCRY_MD_SHA256
-#define CVAULTSECRET_GCRY_MD_FLAG_HMAC 2u                   // GCRY_MD_FLAG_HMAC
-#define CVAULTSECRET_GCRY_CIPHER_AES128 7                   // GCRY_CIPHER_AES128
-#define CVAULTSECRET_GCRY_CIPHER_MODE_CBC 3                 // GCRY_CIPHER_MODE_CBC
+#define CVAULTSECRET_GCRYMPI_FMT_USG 5u  // GCRYMPI_FMT_USG: unsigned big-endian
+#define CVAULTSECRET_GCRY_MD_SHA256 8  // GCRY_MD_SHA256
+#define CVAULTSECRET_GCRY_MD_FLAG_HMAC 2u  // GCRY_MD_FLAG_HMAC
+#define CVAULTSECRET_GCRY_CIPHER_AES128 7  // GCRY_CIPHER_AES128
+#define CVAULTSECRET_GCRY_CIPHER_MODE_CBC 3  // GCRY_CIPHER_MODE_CBC
 
 #define CVAULTSECRET_STANDIN_gcry_error_t unsigned int
 #define CVAULTSECRET_STANDIN_gcry_ctl_cmds unsigned int
@@ -50,31 +50,29 @@ struct CVaultSecret_GcryCipher;
 
 // Every libgcrypt function the shim resolves with dlsym: X(return type, name, (parameter types)).
 // gcry_control is variadic; the shim calls it from C only, with the arguments its commands take.
-#define CVAULTSECRET_GCRYPT_FUNCTIONS(X)                                                       \
-    X(const char *, gcry_check_version, (const char *))                                        \
-    X(CVAULTSECRET_T_gcry_error_t, gcry_control, (CVAULTSECRET_T_gcry_ctl_cmds, ...))          \
-    X(CVAULTSECRET_T_gcry_error_t, gcry_mpi_scan,                                              \
-      (CVAULTSECRET_T_gcry_mpi_t *, CVAULTSECRET_T_gcry_mpi_format, const void *, size_t, size_t *)) \
-    X(CVAULTSECRET_T_gcry_error_t, gcry_mpi_print,                                             \
-      (CVAULTSECRET_T_gcry_mpi_format, unsigned char *, size_t, size_t *,                      \
-       const CVAULTSECRET_T_gcry_mpi_t))                                                       \
-    X(CVAULTSECRET_T_gcry_mpi_t, gcry_mpi_new, (unsigned int))                                 \
-    X(void, gcry_mpi_release, (CVAULTSECRET_T_gcry_mpi_t))                                     \
-    X(int, gcry_mpi_cmp, (const CVAULTSECRET_T_gcry_mpi_t, const CVAULTSECRET_T_gcry_mpi_t))   \
-    X(int, gcry_mpi_cmp_ui, (const CVAULTSECRET_T_gcry_mpi_t, unsigned long))                  \
-    X(void, gcry_mpi_powm,                                                                     \
-      (CVAULTSECRET_T_gcry_mpi_t, const CVAULTSECRET_T_gcry_mpi_t, const CVAULTSECRET_T_gcry_mpi_t, \
-       const CVAULTSECRET_T_gcry_mpi_t))                                                       \
-    X(CVAULTSECRET_T_gcry_error_t, gcry_md_hash_buffers,                                       \
-      (int, unsigned int, void *, const CVAULTSECRET_T_gcry_buffer_t *, int))                  \
-    X(CVAULTSECRET_T_gcry_error_t, gcry_cipher_open,                                           \
-      (CVAULTSECRET_T_gcry_cipher_hd_t *, int, int, unsigned int))                             \
-    X(void, gcry_cipher_close, (CVAULTSECRET_T_gcry_cipher_hd_t))                              \
-    X(CVAULTSECRET_T_gcry_error_t, gcry_cipher_setkey, (CVAULTSECRET_T_gcry_cipher_hd_t, const void *, size_t)) \
-    X(CVAULTSECRET_T_gcry_error_t, gcry_cipher_setiv, (CVAULTSECRET_T_gcry_cipher_hd_t, const void *, size_t)) \
-    X(CVAULTSECRET_T_gcry_error_t, gcry_cipher_encrypt,                                        \
-      (CVAULTSECRET_T_gcry_cipher_hd_t, void *, size_t, const void *, size_t))                 \
-    X(CVAULTSECRET_T_gcry_error_t, gcry_cipher_decrypt,                                        \
+#define CVAULTSECRET_GCRYPT_FUNCTIONS(X)                                                                          \
+    X(const char *, gcry_check_version, (const char *))                                                           \
+    X(CVAULTSECRET_T_gcry_error_t, gcry_control, (CVAULTSECRET_T_gcry_ctl_cmds, ...))                             \
+    X(CVAULTSECRET_T_gcry_error_t, gcry_mpi_scan,                                                                 \
+      (CVAULTSECRET_T_gcry_mpi_t *, CVAULTSECRET_T_gcry_mpi_format, const void *, size_t, size_t *))              \
+    X(CVAULTSECRET_T_gcry_error_t, gcry_mpi_print,                                                                \
+      (CVAULTSECRET_T_gcry_mpi_format, unsigned char *, size_t, size_t *, const CVAULTSECRET_T_gcry_mpi_t))       \
+    X(CVAULTSECRET_T_gcry_mpi_t, gcry_mpi_new, (unsigned int))                                                    \
+    X(void, gcry_mpi_release, (CVAULTSECRET_T_gcry_mpi_t))                                                        \
+    X(int, gcry_mpi_cmp, (const CVAULTSECRET_T_gcry_mpi_t, const CVAULTSECRET_T_gcry_mpi_t))                      \
+    X(int, gcry_mpi_cmp_ui, (const CVAULTSECRET_T_gcry_mpi_t, unsigned long))                                     \
+    X(void, gcry_mpi_powm,                                                                                        \
+      (CVAULTSECRET_T_gcry_mpi_t, const CVAULTSECRET_T_gcry_mpi_t, const CVAULTSECRET_T_gcry_mpi_t,               \
+       const CVAULTSECRET_T_gcry_mpi_t))                                                                          \
+    X(CVAULTSECRET_T_gcry_error_t, gcry_md_hash_buffers,                                                          \
+      (int, unsigned int, void *, const CVAULTSECRET_T_gcry_buffer_t *, int))                                     \
+    X(CVAULTSECRET_T_gcry_error_t, gcry_cipher_open, (CVAULTSECRET_T_gcry_cipher_hd_t *, int, int, unsigned int)) \
+    X(void, gcry_cipher_close, (CVAULTSECRET_T_gcry_cipher_hd_t))                                                 \
+    X(CVAULTSECRET_T_gcry_error_t, gcry_cipher_setkey, (CVAULTSECRET_T_gcry_cipher_hd_t, const void *, size_t))   \
+    X(CVAULTSECRET_T_gcry_error_t, gcry_cipher_setiv, (CVAULTSECRET_T_gcry_cipher_hd_t, const void *, size_t))    \
+    X(CVAULTSECRET_T_gcry_error_t, gcry_cipher_encrypt,                                                           \
+      (CVAULTSECRET_T_gcry_cipher_hd_t, void *, size_t, const void *, size_t))                                    \
+    X(CVAULTSECRET_T_gcry_error_t, gcry_cipher_decrypt,                                                           \
       (CVAULTSECRET_T_gcry_cipher_hd_t, void *, size_t, const void *, size_t))
 
 #endif

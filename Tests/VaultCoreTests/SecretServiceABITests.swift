@@ -98,6 +98,7 @@ struct SecretServiceABITests {
             SAME(CVAULTSECRET_G_DBUS_CALL_FLAGS_NONE, G_DBUS_CALL_FLAGS_NONE)
             SAME(CVAULTSECRET_G_DBUS_CALL_FLAGS_NO_AUTO_START, G_DBUS_CALL_FLAGS_NO_AUTO_START)
             SAME(CVAULTSECRET_G_DBUS_ERROR_NOT_SUPPORTED, G_DBUS_ERROR_NOT_SUPPORTED)
+            SAME(CVAULTSECRET_G_IO_ERROR_INVALID_ARGUMENT, G_IO_ERROR_INVALID_ARGUMENT)
 
             SAME(sizeof(CVaultSecret_GcryBufferLayout), sizeof(gcry_buffer_t))
             LAYOUT(CVaultSecret_GcryBufferLayout, gcry_buffer_t, size)

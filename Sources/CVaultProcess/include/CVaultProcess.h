@@ -15,8 +15,8 @@ int CVaultProcess_setNotDumpable(void);
 /// execvpe(3): replaces the process image with `file`, searched in PATH like execvp(3) (the
 /// PATH of the calling process, not of `envp`), with the environment `envp`. `argv` and `envp`
 /// are NULL-terminated arrays owned by the caller. Returns only on failure: -1 with errno set.
-int CVaultProcess_execvpe(const char *_Nonnull file, char *_Nullable const *_Nonnull argv,
-                          char *_Nullable const *_Nonnull envp);
+int CVaultProcess_execvpe(
+    const char *_Nonnull file, char *_Nullable const *_Nonnull argv, char *_Nullable const *_Nonnull envp);
 
 /// Writes the open descriptors numbered `lowest` or more, in increasing order, to `out` (at most
 /// `capacity` of them; the caller's array). Returns how many are open (which may exceed

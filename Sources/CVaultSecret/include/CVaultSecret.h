@@ -84,8 +84,7 @@ void CVaultSecret_SessionReset(void);
 /// bus's GetConnectionUnixProcessID), so that `vault doctor` can name the provider. Call it after
 /// CVaultSecret_SessionBusConnect. Returns false with *error set on failure.
 bool CVaultSecret_ProviderProcessID(
-    CVaultSecret_Deadline *_Nonnull deadline, uint32_t *_Nonnull pid,
-    CVaultSecret_Error *_Nullable *_Nonnull error);
+    CVaultSecret_Deadline *_Nonnull deadline, uint32_t *_Nonnull pid, CVaultSecret_Error *_Nullable *_Nonnull error);
 
 /// Whether KWallet (kwalletd5 or kwalletd6, on the session bus) has the wallet behind
 /// `collection` open: then its unlock prompt completes without asking anyone. Its own
@@ -167,6 +166,12 @@ char *_Nullable *_Nullable CVaultSecret_CollectionPaths(
 char *_Nullable *_Nullable CVaultSecret_CollectionItemPaths(
     const char *_Nonnull collection, CVaultSecret_Deadline *_Nonnull deadline, bool *_Nonnull locked,
     CVaultSecret_Error *_Nullable *_Nonnull error);
+/// The path of the collection behind the "default" alias (one ReadAlias, which may start the
+/// provider) and whether it is locked (one Properties.Get), with no libsecret proxy: malloc'd,
+/// the caller frees it with free(). NULL with *error NULL if there is no default collection;
+/// NULL with *error set on failure. Call after CVaultSecret_SessionBusConnect.
+char *_Nullable CVaultSecret_DefaultCollectionAtPath(
+    CVaultSecret_Deadline *_Nonnull deadline, bool *_Nonnull locked, CVaultSecret_Error *_Nullable *_Nonnull error);
 /// The properties of the item at `path` in one call: whether it is locked, its creation and
 /// modification times (seconds since 1970, 0 if unknown), and its attributes, returned as a
 /// new table the caller releases with CVaultSecret_AttributesUnref. NULL with *error set on
@@ -207,15 +212,18 @@ void CVaultSecret_SecretFree(uint8_t *_Nullable bytes, size_t length);
 /// Replaces the secret of the item at `path` with `length` bytes of content type `contentType`
 /// (one SetSecret through the session). False with *error set on failure.
 bool CVaultSecret_ItemSetSecretAtPath(
-    const char *_Nonnull path, const uint8_t *_Nullable bytes, size_t length, const char *_Nonnull contentType,
+    const char *_Nonnull path, const void *_Nullable bytes, size_t length, const char *_Nonnull contentType,
     CVaultSecret_Deadline *_Nonnull deadline, CVaultSecret_Error *_Nullable *_Nonnull error);
 /// Creates an item in the collection at `collection` (one CreateItem, never replacing an item)
 /// with `attributes`, `label` and the secret, and runs the prompt the provider may answer with
-/// (KeePassXC always does). True once created; false with *error set on failure, or with
-/// *prompted set when the prompt was dismissed (by someone, or when the deadline fired).
+/// (KeePassXC always does). True once created, with *item set to the new item's path (malloc'd,
+/// the caller frees it with free()), or NULL if the provider did not name it; false with *error
+/// set on failure, or with *prompted set when the prompt was dismissed (by someone, or when the
+/// deadline fired).
 bool CVaultSecret_ItemCreate(
-    CVaultSecret_Service *_Nonnull service, const char *_Nonnull collection, CVaultSecret_Attributes *_Nonnull attributes, const char *_Nonnull label,
-    const uint8_t *_Nullable bytes, size_t length, const char *_Nonnull contentType, bool *_Nonnull prompted,
+    CVaultSecret_Service *_Nonnull service, const char *_Nonnull collection,
+    CVaultSecret_Attributes *_Nonnull attributes, const char *_Nonnull label, const void *_Nullable bytes,
+    size_t length, const char *_Nonnull contentType, bool *_Nonnull prompted, char *_Nullable *_Nonnull item,
     CVaultSecret_Deadline *_Nonnull deadline, CVaultSecret_Error *_Nullable *_Nonnull error);
 
 // MARK: Changing items by object path

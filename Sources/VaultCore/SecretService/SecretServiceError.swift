@@ -29,6 +29,8 @@ enum GLibErrorCode {
     /// G_DBUS_ERROR_SPAWN_EXEC_FAILED ... G_DBUS_ERROR_SPAWN_NO_MEMORY: the bus could not start
     /// the service it knows how to activate.
     static let dbusSpawnFailures: ClosedRange<Int32> = 23...34
+    /// What GDBus reports for a reply whose type is not the one the call asked for.
+    static let ioInvalidArgument: Int32 = 13
     static let ioClosed: Int32 = 18
     static let ioCancelled: Int32 = 19
     static let ioTimedOut: Int32 = 24
@@ -48,6 +50,7 @@ enum GLibErrorCode {
         ("G_DBUS_ERROR_TIMED_OUT", dbusTimedOut),
         ("G_DBUS_ERROR_SPAWN_EXEC_FAILED", dbusSpawnFailures.lowerBound),
         ("G_DBUS_ERROR_SPAWN_NO_MEMORY", dbusSpawnFailures.upperBound),
+        ("G_IO_ERROR_INVALID_ARGUMENT", ioInvalidArgument),
         ("G_IO_ERROR_CLOSED", ioClosed),
         ("G_IO_ERROR_CANCELLED", ioCancelled),
         ("G_IO_ERROR_TIMED_OUT", ioTimedOut),
@@ -125,6 +128,12 @@ extension VaultError {
                     + "lacks QCA's OpenSSL plug-in; install libqca-qt5-2-plugins (or your system's QCA OpenSSL "
                     + "plug-in) and restart kwalletd", remedy: .useFileBackend)
         }
+        if isMalformedReply(error) {
+            return VaultError(
+                .other,
+                "the Secret Service provider sent an answer of the wrong shape while \(action) "
+                    + "(\(oneLine(error.message))); run 'vault doctor' and report it to the provider")
+        }
         if isVanished(error) {
             return VaultError(.other, "an item went away while \(action) (another program changed the keyring); retry")
         }
@@ -146,6 +155,12 @@ extension VaultError {
         if error.message.contains("Interface org.freedesktop.Secret.Item was not found in object") { return true }
         return error.domain == GLibErrorCode.dbusDomain
             && (error.code == GLibErrorCode.dbusUnknownMethod || error.code == GLibErrorCode.dbusUnknownObject)
+    }
+
+    /// Whether GDBus refused a reply whose type is not the method's (the shim passes every call's
+    /// reply type, so nothing reads a reply of another shape).
+    static func isMalformedReply(_ error: GLibError) -> Bool {
+        error.domain == GLibErrorCode.ioDomain && error.code == GLibErrorCode.ioInvalidArgument
     }
 
     /// Whether the provider says it cannot set up the session's encryption: kwalletd without

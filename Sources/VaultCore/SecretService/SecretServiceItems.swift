@@ -97,7 +97,7 @@ enum SecretServiceItems {
 
     /// `text/plain` for text, so libsecret's text API (and tools using it) can read it;
     /// `application/octet-stream` for values with NUL bytes or invalid UTF-8.
-    static func contentType(for value: [UInt8]) -> String {
+    static func contentType(for value: some Collection<UInt8>) -> String {
         let isText = !value.contains(0) && String(validating: value, as: UTF8.self) != nil
         return isText ? "text/plain" : "application/octet-stream"
     }

@@ -1,3 +1,5 @@
+import VaultAge
+
 /// Items addressed by arbitrary attributes rather than vault's `service` and `username`, for
 /// programs that store their own way (git-credential-libsecret). The GLib side stays in the
 /// store: callers see attributes, values and times only.
@@ -23,7 +25,7 @@ extension SecretServiceStore {
             for item in items {
                 found.append(
                     AttributeItem(
-                        attributes: item.attributes, value: try call.secret(of: item),
+                        attributes: item.attributes, value: try call.secret(of: item).unprotectedArray,
                         created: item.created, modified: item.modified))
             }
             return found.sorted { ($0.modified, $0.created) > ($1.modified, $1.created) }
@@ -36,21 +38,24 @@ extension SecretServiceStore {
         matching query: [String: String], isSame: ([String: String]) -> Bool, attributes: [String: String],
         label: String, value: [UInt8], what: String
     ) throws(VaultError) {
+        let value = SecureBytes(value)
         try perform("writing \(what)") { call throws(VaultError) in
             let items = try call.search(query).filter { !$0.isLocked && isSame($0.attributes) }
             if let found = items.max(by: { ($0.modified, $0.created) < ($1.modified, $1.created) }) {
                 try call.setAttributes(of: found, attributes)
                 try call.setSecret(of: found, value)
+                try call.requireStored(value, at: found.path, what: what)
                 return
             }
-            let service = try call.service()
-            guard let collection = try call.defaultCollection(service) else {
+            guard let collection = try call.defaultCollection() else {
                 throw VaultError(.unavailable, "the Secret Service has no default keyring to store \(what) in")
             }
             if collection.isLocked {
                 throw VaultError(.cannotUnlock, "the default keyring is locked; unlock it to store \(what)")
             }
-            try call.createItem(in: collection, service, attributes, label: label, value: value)
+            let service = try call.service()
+            let created = try call.createItem(in: collection, service, attributes, label: label, value: value)
+            if let created { try call.requireStored(value, at: created, what: what) }
         }
     }
 
@@ -67,7 +72,8 @@ extension SecretServiceStore {
             let service = items.isEmpty ? nil : try call.service()
             for item in items {
                 let found = AttributeItem(
-                    attributes: item.attributes, value: try call.secret(of: item), created: item.created,
+                    attributes: item.attributes, value: try call.secret(of: item).unprotectedArray,
+                    created: item.created,
                     modified: item.modified)
                 if shouldDelete(found), let service { try call.delete(call.proxy(service, for: item)) }
             }

@@ -1,0 +1,69 @@
+// The shim's loading and its errors: libsecret's (and GLib's) functions, required, and
+// libgcrypt's, optional (shim_internal.h), through CVaultLoader's one load policy. See
+// include/CVaultSecret.h for the contract and glib_abi.h for the copied declarations.
+#define _GNU_SOURCE
+#include <stdbool.h>
+#include <stdlib.h>
+
+#include "shim_internal.h"
+
+#define fn CVaultSecret_fn
+
+// MARK: Loading
+
+static CVaultLoader_Library library = CVAULTLOADER_LIBRARY_INIT;
+// Written once, under the library's lock, before it counts as loaded.
+CVaultSecret_Functions CVaultSecret_fn;
+CVaultSecret_GcryptFunctions CVaultSecret_gcry;
+bool CVaultSecret_HasGcrypt = false;
+
+// CVaultLoader's ready hook: the table becomes the shim's, with libgcrypt's functions if the
+// library brings them (libgcrypt is libsecret's dependency unless libsecret was built without it).
+static char *ready(void *handle, const void *table) {
+    fn = *(const CVaultSecret_Functions *)table;
+    CVaultSecret_GcryptFunctions gcrypt;
+    CVaultSecret_HasGcrypt = CVAULTLOADER_RESOLVE(handle, CVaultSecret_GcryptFunctions, &gcrypt) == NULL;
+    if (CVaultSecret_HasGcrypt) CVaultSecret_gcry = gcrypt;
+    return NULL;
+}
+
+char *_Nullable CVaultSecret_Load(const char *_Nonnull soname) {
+    CVaultSecret_Functions table;
+    return CVAULTLOADER_LOAD(&library, soname, CVaultSecret_Functions, &table, ready);
+}
+
+// MARK: Errors
+
+#define AS_GERROR(error) ((const CVaultSecret_GErrorLayout *)(const void *)(error))
+
+const char *_Nonnull CVaultSecret_ErrorDomain(const CVaultSecret_Error *_Nonnull error) {
+    const char *domain = fn.g_quark_to_string(AS_GERROR(error)->domain);
+    return domain != NULL ? domain : "unknown";
+}
+
+int32_t CVaultSecret_ErrorCode(const CVaultSecret_Error *_Nonnull error) {
+    return AS_GERROR(error)->code;
+}
+
+const char *_Nonnull CVaultSecret_ErrorMessage(const CVaultSecret_Error *_Nonnull error) {
+    const char *message = AS_GERROR(error)->message;
+    return message != NULL ? message : "";
+}
+
+void CVaultSecret_ErrorFree(CVaultSecret_Error *_Nullable error) {
+    if (error != NULL) fn.g_error_free((CVaultSecret_GErrorLayout *)(void *)error);
+}
+
+// MARK: GLib access for the deadline (Deadline.c)
+
+struct CVaultSecret_GCancellable *CVaultSecret_CancellableNew(void) {
+    return fn.g_cancellable_new();
+}
+
+void CVaultSecret_CancellableCancel(struct CVaultSecret_GCancellable *cancellable) {
+    fn.g_cancellable_cancel(cancellable);
+}
+
+void CVaultSecret_CancellableUnref(struct CVaultSecret_GCancellable *cancellable) {
+    fn.g_object_unref(cancellable);
+}
