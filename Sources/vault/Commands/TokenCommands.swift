@@ -17,11 +17,9 @@ enum TokenCommands {
         let now = Timestamp.now()
         let current = try Expiry.parse(at: invocation.value(.expiresAt), in: nil, now: now)
         let read = StandardIO.isTerminal(0) ? SecureBytes() : try StandardIO.readAll(limit: Vault.maximumValueSize)
-        try read.withTemporaryArray { (token) throws(VaultError) in
-            try invocation.vault().setLiving(
-                name, token: token, expires: token.isEmpty ? now : current ?? now.adding(seconds: lifetime),
-                companion: TokenCompanion(source: .command(command), lifetime: lifetime))
-        }
+        try invocation.vault().setLiving(
+            name, token: read, expires: read.isEmpty ? now : current ?? now.adding(seconds: lifetime),
+            companion: TokenCompanion(source: .command(command), lifetime: lifetime))
         return ExitStatus.success
     }
 
@@ -32,10 +30,9 @@ enum TokenCommands {
             throw VaultError(.usage, "pipe the token response (RFC 6749 JSON) in on standard input")
         }
         let input = try StandardIO.readAll(limit: Vault.maximumValueSize)
-        var response = try input.withTemporaryArray { (json) throws(VaultError) in
+        let response = try input.withTemporaryArray { (json) throws(VaultError) in
             try TokenResponse(json: json, origin: "the token response on standard input")
         }
-        defer { wipe(&response.accessToken) }
         try store(response, client: client, name: name, in: try invocation.vault())
         return ExitStatus.success
     }
@@ -54,8 +51,7 @@ enum TokenCommands {
         var text = "To log in, open \(authorization.verificationURI)\nand enter the code \(authorization.userCode)"
         if let complete = authorization.verificationURIComplete { text += " (or open \(complete))" }
         try StandardIO.write((text + "\nWaiting up to \(authorization.expiresIn) s for approval...\n").utf8, to: 2)
-        var response = try login.finish(authorization)
-        defer { wipe(&response.accessToken) }
+        let response = try login.finish(authorization)
         try store(response, client: client, name: name, in: vault)
         try StandardIO.write("Logged in: '\(name.account)' is stored and refreshes by itself.\n".utf8, to: 2)
         return ExitStatus.success
