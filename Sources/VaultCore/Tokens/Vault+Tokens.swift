@@ -58,14 +58,19 @@ extension Vault {
     /// earlier refresh left is stored first; the new refresh token is stored before the access
     /// token (one batch when the store has one), and both before the token is returned.
     func refreshedIfDue(_ record: SecretRecord) throws(VaultError) -> SecretRecord? {
-        // Due by the record alone (its lifetime is its expiry less its update time): a fresh
-        // token costs no read of its companion.
         guard let settings = tokens, let expires = record.metadata.expires,
             !TokenCompanion.isCompanion(record.name)
         else { return nil }
-        let lifetime = expires.secondsSince1970 - record.metadata.updated.secondsSince1970
-        guard expires.secondsSince1970 - now().secondsSince1970 <= settings.skew(lifetime: max(lifetime, 0)) else {
-            return nil
+        let left = expires.secondsSince1970 - now().secondsSince1970
+        guard left <= settings.refreshSkew else { return nil }
+        // Due by the record's own lifetime (its expiry less its update time): straight to the lock,
+        // where the snapshot decides. Otherwise only the companion's lifetime can tell (a token
+        // stored with --expires-at lives longer than it has left).
+        let lifetime = max(expires.secondsSince1970 - record.metadata.updated.secondsSince1970, 0)
+        if left > settings.skew(lifetime: lifetime) {
+            guard let companion = try companion(of: record.name), companion.canRefresh,
+                left <= settings.skew(lifetime: companion.lifetime)
+            else { return nil }
         }
         let name = record.name
         let lock = try RefreshLock.acquire(name, store: store, settings: settings)
