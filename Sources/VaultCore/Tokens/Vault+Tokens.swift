@@ -116,7 +116,8 @@ extension Vault {
     }
 
     /// Refreshes the token of `snapshot`, read under the lock (and the lease), unless a journal
-    /// or another process already did: the one place that obtains a new token.
+    /// or another process already did. ``fetch(for:_:snapshot:settings:)`` is the one call that
+    /// obtains a new token.
     private func refresh(
         _ snapshot: TokenSnapshot, since record: SecretRecord, journal: RefreshJournal?,
         lease: (RefreshLease, RefreshLease.Held)?, settings: TokenSettings
@@ -125,7 +126,7 @@ extension Vault {
         let name = record.name
         guard let stored = snapshot.token else { throw VaultError.notFound(name) }
         if let journal, try replay(journal, over: stored, snapshot: snapshot, settings: settings) != nil {
-            // Stored now; read back what the store holds, as the journal's token may be stale.
+            // Stored now: read again, as the companion has a new version.
             snapshot = try TokenSnapshot.read(name, from: store)
         }
         if let settled = try settled(snapshot, since: record, settings: settings) { return settled }
@@ -150,7 +151,8 @@ extension Vault {
         return refreshed
     }
 
-    /// Asks the companion's source for a new token.
+    /// Asks the companion's source for a new token: the one place where a token endpoint is called
+    /// or a refresh command run, under the refresh lock (and the lease on a shared store).
     private func fetch(
         for name: SecretName, _ companion: TokenCompanion, snapshot: TokenSnapshot, settings: TokenSettings
     ) throws(VaultError) -> TokenResponse {

@@ -11,10 +11,10 @@ import VaultTestSupport
 /// refresh lease in the store (docs/tokens.md). A "machine" is a vault with its own HOME,
 /// XDG_RUNTIME_DIR, XDG_STATE_HOME and XDG_CONFIG_HOME (so its own refresh locks and journal),
 /// against the real OpenBao dev server and the Authlib server, which counts refresh requests and
-/// reuse detections and tells whether an access token is valid.
-@Suite("OAuth refresh across machines sharing OpenBao", .serialized)
-struct OAuthFleetTests {
-    static let timeout = 120.0
+/// reuse detections and tells whether an access token is valid. In the serialized suite of
+/// ``OAuthRefreshTests``, whose counts are the server's.
+extension OAuthRefreshTests {
+    static let fleetTimeout = 120.0
 
     /// `count` machines on a fresh mount, one service.
     func fleet(_ count: Int, _ bao: OpenBaoDevServer, mount: String, _ oauth: OAuthServer, service: String)
@@ -55,12 +55,12 @@ struct OAuthFleetTests {
         return (try JSONSerialization.jsonObject(with: answer) as? [String: Any])?["active"] as? Bool == true
     }
 
-    func counts(_ oauth: OAuthServer) throws -> (refreshes: Int, revoked: Int) {
+    func fleetCounts(_ oauth: OAuthServer) throws -> (refreshes: Int, revoked: Int) {
         let stats = try oauth.stats()
         return (stats["refresh_requests"] ?? -1, stats["revoked_families"] ?? -1)
     }
 
-    @Test("2, 4 and 8 machines × 4 concurrent gets: one refresh request a round, one valid token everywhere")
+    @Test("fleet: 2, 4 and 8 machines × 4 concurrent gets: one refresh request a round, one valid token everywhere")
     func fleetRounds() throws {
         let bao = try OpenBaoDevServer.shared()
         let oauth = try OAuthServer.shared()
@@ -71,13 +71,13 @@ struct OAuthFleetTests {
         let perMachine = 4
         for count in [2, 4, 8] {
             let old = try importDue(machines[0], oauth, name: "gh")
-            let before = try counts(oauth)
+            let before = try fleetCounts(oauth)
             let results = Mutex<[ToolResult?]>([])
             onThreads(count * perMachine) { index in
-                let result = try? machines[index % count].start(["get", "gh"]).wait(seconds: Self.timeout)
+                let result = try? machines[index % count].start(["get", "gh"]).wait(seconds: Self.fleetTimeout)
                 results.withLock { $0.append(result) }
             }
-            let after = try counts(oauth)
+            let after = try fleetCounts(oauth)
             let all = results.withLock { $0 }
             #expect(
                 after.refreshes - before.refreshes == 1,
@@ -136,7 +136,7 @@ struct OAuthFleetTests {
     /// a dead holder's lease holds the other machine up for its bound (7 s with VAULT_TIMEOUT=2),
     /// not longer.
     @Test(
-        "a lease holder killed before the request, after the answer, between the two writes: the next get finishes the job",
+        "fleet: a lease holder killed before the request, after the answer, between the two writes: the next get finishes the job",
         .timeLimit(.minutes(5)),
         arguments: [
             ("before the request", "lease", "POST", "after", Next.otherMachine, 1),
@@ -158,11 +158,11 @@ struct OAuthFleetTests {
         let proxy = try StallProxy(
             upstream: bao.address, method: method, suffix: suffix, when: when, folder: machines[0].directory)
         defer { proxy.stop() }
-        let before = try counts(oauth)
+        let before = try fleetCounts(oauth)
         let holder = try machines[0].start(["get", "gh"], env: ["BAO_ADDR": proxy.address, "VAULT_TIMEOUT": "2"])
-        let held = proxy.waitHeld(seconds: Self.timeout)
+        let held = proxy.waitHeld(seconds: Self.fleetTimeout)
         holder.kill()
-        let killed = try holder.wait(seconds: Self.timeout)
+        let killed = try holder.wait(seconds: Self.fleetTimeout)
         try #require(held, "\(step): the holder never sent \(method) \(suffix): \(killed?.stderr ?? "")")
         #expect(killed?.stdout.isEmpty == true, "\(step): the killed holder printed a token")
         let started = Date()
@@ -170,10 +170,10 @@ struct OAuthFleetTests {
         // the store's address): through the proxy, which now forwards everything.
         let got =
             next == .sameMachine
-            ? try machines[0].run(["get", "gh"], env: ["BAO_ADDR": proxy.address], timeout: Self.timeout)
-            : try machines[1].run(["get", "gh"], timeout: Self.timeout)
+            ? try machines[0].run(["get", "gh"], env: ["BAO_ADDR": proxy.address], timeout: Self.fleetTimeout)
+            : try machines[1].run(["get", "gh"], timeout: Self.fleetTimeout)
         let waited = Date().timeIntervalSince(started)
-        let after = try counts(oauth)
+        let after = try fleetCounts(oauth)
         got.expectSuccess()
         #expect(!got.stdout.isEmpty && got.stdoutText != old, "\(step): \(got.stderr)")
         #expect(
@@ -181,9 +181,9 @@ struct OAuthFleetTests {
         #expect(after.revoked == before.revoked, "\(step): a rotated refresh token was reused")
         #expect(try isValid(got.stdoutText, oauth), "\(step): the token printed is not valid at the server")
         // Every machine reads the same token from then on, with no further request.
-        let again = try machines[1].run(["get", "gh"], timeout: Self.timeout)
+        let again = try machines[1].run(["get", "gh"], timeout: Self.fleetTimeout)
         #expect(again.stdoutText == got.stdoutText, "\(step): \(again.stderr)")
-        #expect(try counts(oauth).refreshes - before.refreshes == requests)
+        #expect(try fleetCounts(oauth).refreshes - before.refreshes == requests)
         print("fleet kill \(step): the next get on the \(next) took \(String(format: "%.2f", waited)) s")
     }
 }
