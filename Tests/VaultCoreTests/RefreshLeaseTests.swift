@@ -132,6 +132,31 @@ struct RefreshLeaseTests {
         #expect(try store.readLease(name).holder?.holder == "other")
     }
 
+    @Test(
+        "a refresh on a lease store, and through a lazy migration into one, takes the lease, writes the companion by version, releases",
+        arguments: [false, true])
+    func refreshUnderLease(throughFallback: Bool) throws {
+        let endpoint = LivingTokenTests.RotatingEndpoint()
+        let clock = LivingTokenTests.Clock()
+        let used: any SecretStore = throughFallback ? FallbackStore(primary: store, fallback: MemoryStore()) : store
+        let vault = Vault(
+            store: used, now: { clock.now },
+            tokens: TokenSettings(lockDirectory: root.path, commandEnvironment: [:], endpoint: endpoint))
+        let client = OAuthClientConfiguration(tokenURL: "https://auth.example/token", clientID: "cli")
+        try vault.setLiving(
+            name, token: SecureBytes("access-1".utf8), expires: clock.now.adding(seconds: 600),
+            companion: TokenCompanion(
+                source: .oauth(client), refreshToken: SecureBytes("refresh-1".utf8), lifetime: 600))
+        clock.advance(600)
+        #expect(try vault.get(name).value == Array("access-2".utf8))
+        #expect(try vault.companion(of: name)?.refreshToken == Array("refresh-2".utf8))
+        #expect(try store.readLease(name) == StoredRefreshLease(version: 2, holder: nil), "taken and released once")
+        // Fresh now: read without the lease.
+        #expect(try vault.get(name).value == Array("access-2".utf8))
+        #expect(try store.readLease(name).version == 2)
+        #expect(endpoint.state.withLock { $0.requests.count } == 1)
+    }
+
     @Test("a waiter whose holder released the lease with a new token returns that token without the lease")
     func settledByAnother() throws {
         hold(site: "elsewhere", secondsLeft: 60)

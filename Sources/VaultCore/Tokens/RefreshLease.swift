@@ -137,6 +137,16 @@ struct RefreshLease {
     }
 }
 
+extension RefreshLease {
+    /// The store that holds `store`'s leases: itself, or the store a lazy migration moves
+    /// secrets into (``FallbackStore/primary``), where the token is shared.
+    static func store(in store: any SecretStore) -> (any SecretLeaseStore)? {
+        if let leases = store as? any SecretLeaseStore { return leases }
+        if let migrating = store as? FallbackStore { return Self.store(in: migrating.primary) }
+        return nil
+    }
+}
+
 extension RefreshLock {
     /// The lock file ``RefreshLock/acquire(_:store:settings:)`` locks for `name`: the caller holds
     /// it. (Were the two ever to differ, the site matches nothing and only the fast takeover of

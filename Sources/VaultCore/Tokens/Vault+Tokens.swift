@@ -78,7 +78,7 @@ extension Vault {
         let snapshot = try TokenSnapshot.read(name, from: store)
         guard let companion = snapshot.companion, companion.canRefresh else { return nil }
         let journal = settings.journalDirectory.map { RefreshJournal(directory: $0, name: name, store: store) }
-        guard let leases = store as? any SecretLeaseStore else {
+        guard let leases = RefreshLease.store(in: store) else {
             return try refresh(snapshot, since: record, journal: journal, lease: nil, settings: settings)
         }
         // Refreshed by another machine while this process waited for the lock; a journal still
