@@ -157,6 +157,18 @@ struct RefreshLeaseTests {
         #expect(endpoint.state.withLock { $0.requests.count } == 1)
     }
 
+    @Test("a holder that stored the token and died before the release: the waiter prints that token at its timeout")
+    func storedThenDied() throws {
+        hold(site: "elsewhere", secondsLeft: 60)
+        let fresh = token("new")
+        let outcome = try lease(timeout: 0.5).acquire(settled: { fresh })
+        guard case .settled(let token) = outcome else {
+            Issue.record("the waiter did not read the stored token")
+            return
+        }
+        #expect(token == fresh)
+    }
+
     @Test("a waiter whose holder released the lease with a new token returns that token without the lease")
     func settledByAnother() throws {
         hold(site: "elsewhere", secondsLeft: 60)

@@ -71,6 +71,8 @@ struct RefreshLease {
             }
             let left = Double(deadline.remainingMilliseconds) / 1000
             guard left > 0 else {
+                // A holder that stored the token and died before the release leaves a fresh token.
+                if let token = try settled() { return .settled(token) }
                 let until = lease.holder.map { " (its lease ends at \(Self.rfc3339(milliseconds: $0.expires)))" } ?? ""
                 throw VaultError(
                     .unavailable, "another machine is refreshing '\(name.account)'\(until); try again")
