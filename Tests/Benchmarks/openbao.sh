@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The OpenBao group of run.sh: `vault --backend openbao get` against `bao kv get -field=value` (the
 # Go CLI) and a bare curl of the same secret (the floor: one HTTP round trip from a new process),
-# in one hyperfine run; then `vault ls` of 1,000 secrets. A dev server on 127.0.0.1 only.
+# in one hyperfine run; then `vault ls` of 1,000 secrets; then openbao-fleet.sh (16 machines refreshing one
+# shared living token: requests per waiting machine). Dev servers on 127.0.0.1 only.
 #
 #     bash Tests/Benchmarks/openbao.sh VAULT_BINARY OUT_DIR RUNS WARMUP
 set -euo pipefail
@@ -54,3 +55,5 @@ hyperfine --style basic --export-json "$out/openbao-get.json" --warmup "$warmup"
     "curl -sf -H X-Vault-Token:$token $BAO_ADDR/v1/secret/data/vault/vault/bench-token"
 echo "== openbao-ls"
 hyperfine --style basic --export-json "$out/openbao-ls.json" --warmup 1 --runs 5 -N "$vault --service bench-ls ls"
+# 16 machines share a living token that is due: requests per waiting machine (openbao-fleet.json).
+bash "$here/openbao-fleet.sh" "$vault" "$out" 16

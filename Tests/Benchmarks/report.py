@@ -217,6 +217,20 @@ def main() -> int:
     add("`vault --service bench-ls ls` of 1,000 secrets on the same server: %s (median of %d runs)." % (
         ms(m("openbao-ls", 0)), results.groups["openbao-ls"][0][3]))
     add("")
+    try:
+        with open(os.path.join(out, "openbao-fleet.json")) as handle:
+            fleet = json.load(handle)
+        add("A living OAuth token shared by %d machines (own HOME and XDG folders, own OpenBao token) that "
+            "all `vault get` it at once when it is due (`Tests/Benchmarks/openbao-fleet.sh`, requests from "
+            "OpenBao's audit log): %d refresh request(s) at the token endpoint, %d distinct token(s) printed, "
+            "%d failed get(s); the machine that refreshed made %s OpenBao requests; **requests per waiting "
+            "machine**: mean %.1f, max %d." % (
+                fleet["machines"], fleet["refresh_requests"], fleet["tokens_printed"], fleet["failed_gets"],
+                "/".join(map(str, fleet["holder_requests"])), fleet["waiting_mean"], fleet["waiting_max"]))
+        add("")
+    except (OSError, ValueError, KeyError):
+        add("(no openbao-fleet.json: the fleet measurement did not run)")
+        add("")
     table("File vault, identity", "file-identity",
           "One age file holding 10 secrets, unlocked with an X25519 identity (`VAULT_IDENTITY_FILE` / "
           "`age -d -i`); `age -d` decrypts and prints the whole document. `pass` holds the same 10 "

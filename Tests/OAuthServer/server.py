@@ -11,6 +11,8 @@ Test-only routes:
   POST /test/device           approve or deny a user code: user_code=...&action=approve|deny
   POST /test/fail             answer the next N token requests with 503: count=N
   POST /test/slow-down        answer the next pending device poll with slow_down
+  POST /test/introspect       whether an access token is valid (token=...): issued here and its family not
+                              revoked, as {"active": true|false} (after RFC 7662)
 
 Refresh tokens are single use: a refresh revokes the one it used, and presenting a revoked one
 again revokes its whole family (every token descended from the same login), as servers that
@@ -52,6 +54,7 @@ stats = {
     "fast_polls": 0,
 }
 refresh_tokens = {}  # refresh token -> {"family", "user", "client_id", "scope", "revoked"}
+access_tokens = {}  # access token -> family
 revoked_families = set()
 device_credentials = {}  # device code -> credential data
 user_grants = {}  # user code -> (user, approved)
@@ -133,6 +136,7 @@ def save_token(token, req):
             return
         old = getattr(req, "refresh_token", None)
         family = old.data["family"] if old is not None else new_family()
+        access_tokens[token["access_token"]] = family
         refresh_tokens[token["refresh_token"]] = {
             "family": family,
             "user": "user",
@@ -287,6 +291,13 @@ def test_slow_down():
     with lock:
         slow_down_next[0] = True
     return {"ok": True}
+
+
+@app.post("/test/introspect")
+def test_introspect():
+    with lock:
+        family = access_tokens.get(request.form.get("token", ""))
+        return {"active": family is not None and family not in revoked_families}
 
 
 @app.post("/test/fail")

@@ -20,21 +20,21 @@ struct LivingTokenTests {
         let state = Mutex(State())
 
         func refresh(
-            _ client: OAuthClientConfiguration, refreshToken: [UInt8], clientSecret: [UInt8]?, name: SecretName
+            _ client: OAuthClientConfiguration, refreshToken: SecureBytes, clientSecret: SecureBytes?, name: SecretName
         ) throws(VaultError) -> TokenResponse {
             try state.withLock { (state) throws(VaultError) -> TokenResponse in
                 state.requests.append(
                     (
-                        String(decoding: refreshToken, as: UTF8.self),
-                        clientSecret.map { String(decoding: $0, as: UTF8.self) }
+                        String(decoding: refreshToken.unprotectedArray, as: UTF8.self),
+                        clientSecret.map { String(decoding: $0.unprotectedArray, as: UTF8.self) }
                     ))
-                guard String(decoding: refreshToken, as: UTF8.self) == "refresh-\(state.issued)" else {
+                guard refreshToken == Array("refresh-\(state.issued)".utf8) else {
                     throw VaultError(.cannotUnlock, "invalid_grant")
                 }
                 state.issued += 1
                 return TokenResponse(
-                    accessToken: Array("access-\(state.issued)".utf8), expiresIn: 600,
-                    refreshToken: Array("refresh-\(state.issued)".utf8))
+                    accessToken: SecureBytes("access-\(state.issued)".utf8), expiresIn: 600,
+                    refreshToken: SecureBytes("refresh-\(state.issued)".utf8))
             }
         }
     }
@@ -84,10 +84,10 @@ struct LivingTokenTests {
         let client = OAuthClientConfiguration(
             tokenURL: "https://auth.example/token", clientID: "cli", clientSecretName: secretName, scope: "repo")
         let companion = TokenCompanion(
-            source: .oauth(client), refreshToken: refreshToken.map { Array($0.utf8) }, lifetime: 600)
+            source: .oauth(client), refreshToken: refreshToken.map { SecureBytes($0.utf8) }, lifetime: 600)
         try vault.approveRefresh(of: name, companion: companion)  // as `vault oauth import` does
         try vault.setLiving(
-            name, token: Array("access-1".utf8), expires: clock.now.adding(seconds: 600), companion: companion)
+            name, token: SecureBytes("access-1".utf8), expires: clock.now.adding(seconds: 600), companion: companion)
     }
 
     func token(_ vault: Vault) throws -> String { String(decoding: try vault.get(name).value, as: UTF8.self) }

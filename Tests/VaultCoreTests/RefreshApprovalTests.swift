@@ -46,13 +46,13 @@ struct RefreshApprovalTests {
         let issued = endpoint.state.withLock { $0.issued }
         return TokenCompanion(
             source: .oauth(OAuthClientConfiguration(tokenURL: url, clientID: "cli", clientSecretName: secret)),
-            refreshToken: Array("refresh-\(issued)".utf8), lifetime: 600)
+            refreshToken: SecureBytes("refresh-\(issued)".utf8), lifetime: 600)
     }
 
     /// Writes a companion into the store directly, as a party that can only write the store does.
     func plant(_ companion: TokenCompanion, value: String = "plain") throws {
         try Vault(store: store, now: { clock.now }).setLiving(
-            name, token: Array(value.utf8), expires: clock.now.adding(seconds: 10), companion: companion)
+            name, token: SecureBytes(value.utf8), expires: clock.now.adding(seconds: 10), companion: companion)
         clock.advance(20)
     }
 
@@ -201,7 +201,7 @@ struct RefreshApprovalTests {
                 path: root.appendingPathComponent("v.age").path, keys: .identity(X25519Identity.generate(), origin: "t")
             ),
             tokens: TokenSettings(lockDirectory: root.path, commandEnvironment: [:], approval: approval()))
-        try other.setLiving(name, token: Array("x".utf8), expires: .now(), companion: oauth())
+        try other.setLiving(name, token: SecureBytes("x".utf8), expires: .now(), companion: oauth())
         #expect(try other.refreshApproval(of: name)?.isApproved == false)
     }
 }

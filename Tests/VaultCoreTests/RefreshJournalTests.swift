@@ -67,10 +67,10 @@ struct RefreshJournalTests {
 
     func login(token: String = "access-1", refreshToken: String = "refresh-1") throws {
         let client = OAuthClientConfiguration(tokenURL: "https://auth.example/token", clientID: "cli")
-        let companion = TokenCompanion(source: .oauth(client), refreshToken: Array(refreshToken.utf8), lifetime: 600)
+        let companion = TokenCompanion(source: .oauth(client), refreshToken: SecureBytes(refreshToken.utf8), lifetime: 600)
         try vault.approveRefresh(of: name, companion: companion)  // as `vault oauth import` does
         try vault.setLiving(
-            name, token: Array(token.utf8), expires: clock.now.adding(seconds: 600), companion: companion)
+            name, token: SecureBytes(token.utf8), expires: clock.now.adding(seconds: 600), companion: companion)
     }
 
     func token() throws -> String { String(decoding: try vault.get(name).value, as: UTF8.self) }
@@ -214,7 +214,7 @@ struct RefreshJournalTests {
                 expires: Timestamp(secondsSince1970: 3)))
         let entry = RefreshJournal.Entry(
             replaces: "00ff", token: token,
-            companion: TokenCompanion(source: .oauth(client), refreshToken: Array("r\u{7f}".utf8), lifetime: 9))
+            companion: TokenCompanion(source: .oauth(client), refreshToken: SecureBytes("r\u{7f}".utf8), lifetime: 9))
         let bytes = entry.encoded()
         let decoded = try #require(RefreshJournal.Entry(decoding: bytes, name: name))
         #expect(decoded.replaces == "00ff" && decoded.token == token && decoded.companion == entry.companion)

@@ -18,11 +18,11 @@ public final class OpenBaoStore: SecretStore {
 
     public var label: String { "openbao \(client.serverList)" }
 
-    private var mount: String {
+    var mount: String {
         client.settings.mount.split(separator: "/").map { HTTPForm.pathSegment(String($0)) }.joined(separator: "/")
     }
 
-    private func url(_ kind: String, _ path: String) -> String {
+    func url(_ kind: String, _ path: String) -> String {
         mount + "/" + kind + "/"
             + path.split(separator: "/", omittingEmptySubsequences: false)
             .map { HTTPForm.pathSegment(String($0)) }.joined(separator: "/")
@@ -31,6 +31,11 @@ public final class OpenBaoStore: SecretStore {
     // MARK: SecretStore
 
     public func read(_ name: SecretName) throws(VaultError) -> SecretRecord? {
+        try readVersioned(name)?.record
+    }
+
+    /// The secret and its KV version (for a check-and-set write), in one request.
+    public func readVersioned(_ name: SecretName) throws(VaultError) -> (record: SecretRecord, version: Int)? {
         let answer = try client.send("GET", url("data", OpenBaoPath.path(of: name)), deadline: client.deadline())
         if answer.status == 404 { return nil }
         guard answer.status == 200, let data = answer.json?["data"] else {
@@ -52,7 +57,7 @@ public final class OpenBaoStore: SecretStore {
                 .damaged,
                 "\(name) on \(answer.server) has neither 'value' nor 'value_base64'; write it with a value field")
         }
-        return SecretRecord(name: name, value: value, metadata: times)
+        return (SecretRecord(name: name, value: value, metadata: times), data["metadata"]?["version"]?.integer ?? 0)
     }
 
     public func write(_ record: SecretRecord) throws(VaultError) {

@@ -16,13 +16,16 @@ struct OAuthClient: TokenEndpoint {
     /// authenticates with HTTP Basic (section 2.3.1), a public one sends its `client_id`.
     func post(
         _ url: String, _ fields: [(name: String, value: String)], client: OAuthClientConfiguration,
-        clientSecret: [UInt8]?, deadline: Deadline
+        clientSecret: SecureBytes?, deadline: Deadline
     ) throws(VaultError) -> HTTPResponse {
         var headers: [(name: String, value: String)] = [("Accept", "application/json")]
         var fields = fields
         if let clientSecret {
             // ID and secret are each form-encoded first, so the one bare '=' is the separator.
-            var credentials = HTTPForm.encode([(client.clientID, String(decoding: clientSecret, as: UTF8.self))])
+            // The HTTP layer takes text: the secret is a String from here to the request.
+            var credentials = HTTPForm.encode([
+                (client.clientID, clientSecret.withUnsafeBytes { String(decoding: $0, as: UTF8.self) })
+            ])
             defer { wipe(&credentials) }
             if let equals = credentials.firstIndex(of: UInt8(ascii: "=")) { credentials[equals] = UInt8(ascii: ":") }
             headers.append(("Authorization", "Basic " + Data(credentials).base64EncodedString()))
@@ -37,10 +40,11 @@ struct OAuthClient: TokenEndpoint {
     }
 
     func refresh(
-        _ client: OAuthClientConfiguration, refreshToken: [UInt8], clientSecret: [UInt8]?, name: SecretName
+        _ client: OAuthClientConfiguration, refreshToken: SecureBytes, clientSecret: SecureBytes?, name: SecretName
     ) throws(VaultError) -> TokenResponse {
         let fields: [(name: String, value: String)] = [
-            ("grant_type", "refresh_token"), ("refresh_token", String(decoding: refreshToken, as: UTF8.self)),
+            ("grant_type", "refresh_token"),
+            ("refresh_token", refreshToken.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }),
         ]
         let deadline = Deadline(seconds: timeout)
         var attempts = 0

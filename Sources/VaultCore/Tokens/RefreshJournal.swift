@@ -59,6 +59,9 @@ struct RefreshJournal {
         return entry
     }
 
+    /// Whether a file is there (trusted or not): a refresh then takes the lease before deciding.
+    var exists: Bool { access(path, F_OK) == 0 }
+
     /// Removes the file; one that cannot be removed is found stale later.
     func remove() {
         unlink(path)

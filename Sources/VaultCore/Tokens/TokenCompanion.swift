@@ -1,3 +1,5 @@
+public import VaultAge
+
 /// What vault keeps beside a living token so that it can mint the next one.
 ///
 /// The access token itself is the stored value of its secret, so that any tool reading the item
@@ -16,11 +18,11 @@ public struct TokenCompanion: Equatable, Sendable {
 
     public var source: Source
     /// The refresh token (OAuth only); `nil` when the server gave none.
-    public var refreshToken: [UInt8]?
+    public var refreshToken: SecureBytes?
     /// The lifetime of the last token, in seconds: from `expires_in`, else `--expires-in`.
     public var lifetime: Int64?
 
-    public init(source: Source, refreshToken: [UInt8]? = nil, lifetime: Int64?) {
+    public init(source: Source, refreshToken: SecureBytes? = nil, lifetime: Int64?) {
         self.source = source
         self.refreshToken = refreshToken
         self.lifetime = lifetime
@@ -85,7 +87,7 @@ extension TokenCompanion {
             object.string("client_id", client.clientID.utf8)
             if let name = client.clientSecretName { object.string("client_secret_name", name.utf8) }
             if let scope = client.scope { object.string("scope", scope.utf8) }
-            if let refreshToken { object.string("refresh_token", refreshToken) }
+            refreshToken?.withUnsafeBytes { object.string("refresh_token", $0) }
         case .command(let command):
             object.string("kind", "command".utf8)
             object.string("command", command.utf8)
@@ -111,11 +113,11 @@ extension TokenCompanion {
             "the refresh settings of '\(name.account)' are damaged; run 'vault oauth login' or 'vault set' again")
         guard case .object(let members)? = try? JSONValue.parse(bytes) else { throw damaged }
         var text: [String: String] = [:]
-        var refreshToken: [UInt8]?
+        var refreshToken: SecureBytes?
         var lifetime: Int64?
         for member in members {
             switch (member.key, member.value) {
-            case ("refresh_token", .string(let bytes)): refreshToken = bytes
+            case ("refresh_token", .string(let bytes)): refreshToken = SecureBytes(bytes)
             case ("lifetime", .number(let digits)):
                 guard let seconds = Int64(digits), seconds >= 0 else { throw damaged }
                 lifetime = seconds

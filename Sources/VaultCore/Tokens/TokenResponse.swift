@@ -1,13 +1,18 @@
+public import VaultAge
+
 /// A successful token response (RFC 6749 section 5.1), or a bare token a refresh command printed.
+/// The tokens are ``SecureBytes`` from the parse to the store: zeroed when the last copy goes.
 public struct TokenResponse: Sendable {
-    public var accessToken: [UInt8]
+    public var accessToken: SecureBytes
     /// `expires_in`: seconds from now, if the server said.
     public var expiresIn: Int64?
     /// A new refresh token, if the server rotated it (or issued one).
-    public var refreshToken: [UInt8]?
+    public var refreshToken: SecureBytes?
     public var scope: String?
 
-    public init(accessToken: [UInt8], expiresIn: Int64? = nil, refreshToken: [UInt8]? = nil, scope: String? = nil) {
+    public init(
+        accessToken: SecureBytes, expiresIn: Int64? = nil, refreshToken: SecureBytes? = nil, scope: String? = nil
+    ) {
         self.accessToken = accessToken
         self.expiresIn = expiresIn
         self.refreshToken = refreshToken
@@ -21,14 +26,14 @@ public struct TokenResponse: Sendable {
         guard case .object(let members)? = try? JSONValue.parse(bytes) else {
             throw fail("not a JSON object (expected an RFC 6749 token response with access_token)")
         }
-        var accessToken: [UInt8]?
+        var accessToken: SecureBytes?
         var expiresIn: Int64?
-        var refreshToken: [UInt8]?
+        var refreshToken: SecureBytes?
         var scope: String?
         for member in members {
             switch (member.key, member.value) {
-            case ("access_token", .string(let bytes)): accessToken = bytes
-            case ("refresh_token", .string(let bytes)): refreshToken = bytes
+            case ("access_token", .string(let bytes)): accessToken = SecureBytes(bytes)
+            case ("refresh_token", .string(let bytes)): refreshToken = SecureBytes(bytes)
             case ("scope", .string(let bytes)): scope = String(decoding: bytes, as: UTF8.self)
             case ("expires_in", .number(let digits)):
                 expiresIn = try Self.seconds(digits, fail)
@@ -68,7 +73,7 @@ public struct TokenResponse: Sendable {
                 throw VaultError(.unavailable, error.message)
             }
         } else {
-            self.init(accessToken: Array(bytes[first...last]))
+            self.init(accessToken: SecureBytes(bytes[first...last]))
         }
     }
 }

@@ -1,3 +1,5 @@
+public import VaultAge
+
 /// How vault refreshes living tokens; built by the glue from the environment, read once.
 public struct TokenSettings: Sendable {
     /// `VAULT_REFRESH_SKEW`: refresh a token that expires within this many seconds (default 60),
@@ -61,6 +63,6 @@ public protocol TokenEndpoint: Sendable {
     /// Throws `.cannotUnlock` when the server rejects the grant (`invalid_grant`) and
     /// `.unavailable` when it cannot be reached or fails after a bounded retry.
     func refresh(
-        _ client: OAuthClientConfiguration, refreshToken: [UInt8], clientSecret: [UInt8]?, name: SecretName
+        _ client: OAuthClientConfiguration, refreshToken: SecureBytes, clientSecret: SecureBytes?, name: SecretName
     ) throws(VaultError) -> TokenResponse
 }

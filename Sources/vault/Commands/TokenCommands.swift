@@ -21,11 +21,9 @@ enum TokenCommands {
         let companion = TokenCompanion(source: .command(command), lifetime: lifetime)
         // Approved first: this machine ran the command line, so it may run the command.
         try vault.approveRefresh(of: name, companion: companion)
-        try read.withTemporaryArray { (token) throws(VaultError) in
-            try vault.setLiving(
-                name, token: token, expires: token.isEmpty ? now : current ?? now.adding(seconds: lifetime),
-                companion: companion)
-        }
+        try vault.setLiving(
+            name, token: read, expires: read.isEmpty ? now : current ?? now.adding(seconds: lifetime),
+            companion: companion)
         return ExitStatus.success
     }
 
@@ -36,10 +34,9 @@ enum TokenCommands {
             throw VaultError(.usage, "pipe the token response (RFC 6749 JSON) in on standard input")
         }
         let input = try StandardIO.readAll(limit: Vault.maximumValueSize)
-        var response = try input.withTemporaryArray { (json) throws(VaultError) in
+        let response = try input.withTemporaryArray { (json) throws(VaultError) in
             try TokenResponse(json: json, origin: "the token response on standard input")
         }
-        defer { wipe(&response.accessToken) }
         try store(response, client: client, name: name, in: try invocation.vault())
         return ExitStatus.success
     }
@@ -58,8 +55,7 @@ enum TokenCommands {
         var text = "To log in, open \(authorization.verificationURI)\nand enter the code \(authorization.userCode)"
         if let complete = authorization.verificationURIComplete { text += " (or open \(complete))" }
         try StandardIO.write((text + "\nWaiting up to \(authorization.expiresIn) s for approval...\n").utf8, to: 2)
-        var response = try login.finish(authorization)
-        defer { wipe(&response.accessToken) }
+        let response = try login.finish(authorization)
         try store(response, client: client, name: name, in: vault)
         try StandardIO.write("Logged in: '\(name.account)' is stored and refreshes by itself.\n".utf8, to: 2)
         return ExitStatus.success
