@@ -70,7 +70,9 @@ struct PrivateFolderTests {
             directory: theirs, name: try SecretName(service: "s", account: "t"), store: MemoryStore())
         #expect(throws: VaultError.self) { try FileSystem.writePrivate(Array("secret".utf8), to: journal.path) }
         let cache = OpenBaoTokenCache(path: theirs + "/openbao-token-x")
-        cache.store(SecureBytes(Array("s.token".utf8)), expires: Timestamp(secondsSince1970: Timestamp.now().secondsSince1970 + 3600))
+        cache.store(
+            SecureBytes(Array("s.token".utf8)),
+            expires: Timestamp(secondsSince1970: Timestamp.now().secondsSince1970 + 3600))
         #expect(try FileManager.default.contentsOfDirectory(atPath: theirs).isEmpty)
 
         // A file of theirs in a sticky folder of root's (`inject -o out.env` in /tmp): refused,

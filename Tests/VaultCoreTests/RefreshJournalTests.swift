@@ -67,7 +67,8 @@ struct RefreshJournalTests {
 
     func login(token: String = "access-1", refreshToken: String = "refresh-1") throws {
         let client = OAuthClientConfiguration(tokenURL: "https://auth.example/token", clientID: "cli")
-        let companion = TokenCompanion(source: .oauth(client), refreshToken: SecureBytes(refreshToken.utf8), lifetime: 600)
+        let companion = TokenCompanion(
+            source: .oauth(client), refreshToken: SecureBytes(refreshToken.utf8), lifetime: 600)
         try vault.approveRefresh(of: name, companion: companion)  // as `vault oauth import` does
         try vault.setLiving(
             name, token: SecureBytes(token.utf8), expires: clock.now.adding(seconds: 600), companion: companion)
