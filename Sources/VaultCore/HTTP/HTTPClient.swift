@@ -1,4 +1,5 @@
 import CVaultHTTP
+import VaultAge
 
 #if canImport(Glibc)
     import Glibc
@@ -121,7 +122,10 @@ struct HTTPClient: Sendable {
             }
             throw HTTPError(HTTPError.Kind(result.failure), server: server, reason: reason)
         }
-        let body = result.body.map { Array(UnsafeBufferPointer(start: $0, count: result.bodyLength)) } ?? []
+        // Straight from the shim's buffer (wiped by CVaultHTTP_ResultClear) into secret bytes.
+        let body =
+            result.body.map { SecureBytes(copying: UnsafeRawBufferPointer(start: $0, count: result.bodyLength)) }
+            ?? SecureBytes()
         let headerBlock =
             result.headers.map { pointer in
                 pointer.withMemoryRebound(to: UInt8.self, capacity: result.headersLength) {
@@ -129,7 +133,7 @@ struct HTTPClient: Sendable {
                 }
             } ?? []
         return HTTPResponse(
-            status: result.status, headers: HTTPResponse.parseHeaders(headerBlock), body: body, server: server)
+            status: result.status, headers: HTTPResponse.parseHeaders(headerBlock), secureBody: body, server: server)
     }
 }
 
