@@ -20,7 +20,7 @@ import VaultAge
 ///   another 5xx, which a standby also gives when forwarding to a dying active node failed) is
 ///   sent again only if `resendable`: a read, a metadata merge-patch or a delete, which do the
 ///   same twice, or a check-and-set write, whose caller checks a failed check against what it
-///   wrote (``OpenBaoClient/Answer/afterUnknownOutcome``). Anything else fails at once.
+///   wrote (OpenBaoStore+Write.swift). Anything else fails at once.
 extension OpenBaoClient {
     /// The first pause between two rounds, doubled each round up to ``longestBackoffMilliseconds``.
     static let firstBackoffMilliseconds = 100
@@ -84,7 +84,6 @@ extension OpenBaoClient {
         let count = settings.addresses.count
         // Each node's last failure, for the message when no node served the request in time.
         var failures = [String?](repeating: nil, count: count)
-        var unknownOutcome = false
         var backoff = Self.firstBackoffMilliseconds
         while true {
             var allSealed = true
@@ -94,9 +93,8 @@ extension OpenBaoClient {
                     method, index: index, path: path, headers: headers, body: bodyBytes, deadline: deadline,
                     failures: failures)
                 switch attempt {
-                case .answer(var answer):
+                case .answer(let answer):
                     preferred = index
-                    answer.afterUnknownOutcome = unknownOutcome
                     return answer
                 case .notRun(let reason):
                     failures[index] = reason
@@ -106,7 +104,6 @@ extension OpenBaoClient {
                 case .unknownOutcome(let reason):
                     failures[index] = reason
                     allSealed = false
-                    unknownOutcome = true
                     guard resendable else {
                         throw VaultError(
                             .unavailable,

@@ -38,10 +38,6 @@ final class OpenBaoClient {
         var status: Int
         var json: JSONValue?
         var server: String
-        /// Whether an earlier attempt of this request may have reached a server and been applied
-        /// (its connection broke, or a node answered 5xx): a check-and-set write that now fails
-        /// its check may have been written by that attempt.
-        var afterUnknownOutcome = false
 
         /// The server's `errors` texts, joined.
         var errors: String {

@@ -9,9 +9,12 @@ import VaultAge
 ///   (`sys/capabilities-self`, which the default policy grants), and a missing one fails the
 ///   command before anything is written;
 /// - a failover: the data write is sent again on another node when its first attempt's outcome
-///   is unknown. Check-and-set keeps a second attempt from writing twice; a failed check after
-///   such an attempt reads the version the first attempt would have made, and it is this
-///   write's own when it holds exactly what was sent.
+///   is unknown, and libcurl itself sends a request again, silently, when the kept-alive
+///   connection it was sent on turns out to be closed with no answer. Check-and-set keeps a
+///   second attempt from writing twice, but the first may have landed: so a failed check reads
+///   the current version, and the write is this one's when that is the version the check asked
+///   for and it holds exactly what was sent. (Another writer that wrote the same bytes at that
+///   version lost nothing to this one.)
 extension OpenBaoStore {
     public func write(_ record: SecretRecord) throws(VaultError) {
         let path = OpenBaoPath.path(of: record.name)
@@ -28,8 +31,7 @@ extension OpenBaoStore {
         let written = try client.send("POST", url("data", path), body: body, resendable: true, deadline: deadline)
         let version: Int
         if written.status == 400, written.errors.contains("check-and-set") {
-            guard written.afterUnknownOutcome, try isVersion(cas + 1, of: path, holding: data, deadline: deadline)
-            else {
+            guard try isCurrent(cas + 1, of: path, holding: data, deadline: deadline) else {
                 throw VaultError(
                     .conflict,
                     "\(record.name) changed on \(written.server) while it was being written; run the command again")
@@ -69,14 +71,15 @@ extension OpenBaoStore {
         return .object([("value_base64", .string(encoded.unprotectedArray))])
     }
 
-    /// Whether `version` of the secret at `path` exists and holds exactly `data`.
-    private func isVersion(_ version: Int, of path: String, holding data: JSONValue, deadline: Deadline)
-        throws(VaultError)
-        -> Bool
+    /// Whether the secret at `path` is at `version` and holds exactly `data`.
+    private func isCurrent(_ version: Int, of path: String, holding data: JSONValue, deadline: Deadline)
+        throws(VaultError) -> Bool
     {
-        let answer = try client.send("GET", url("data", path) + "?version=\(version)", deadline: deadline)
+        let answer = try client.send("GET", url("data", path), deadline: deadline)
         defer { answer.json?.wipeStrings() }
-        guard answer.status == 200, let stored = answer.json?["data"]?["data"] else { return false }
+        guard answer.status == 200, let current = answer.json?["data"],
+            current["metadata"]?["version"]?.integer == version, let stored = current["data"]
+        else { return false }
         return stored == data
     }
 
