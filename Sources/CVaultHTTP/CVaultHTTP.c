@@ -4,6 +4,7 @@
 #include "CVaultHTTP.h"
 
 #include <dlfcn.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,39 @@
 
 // One function pointer per entry of CVAULTHTTP_FUNCTIONS, named after the function.
 CVAULTLOADER_TABLE(CVaultHTTP_Functions, CVAULTHTTP_FUNCTIONS);
+
+// MARK: libcurl's memory
+
+// libcurl keeps what it receives in its own buffers (a receive buffer per handle, header and
+// chunk buffers) and frees them without zeroing: a response's copy of a secret would stay in
+// freed memory. curl_global_init_mem gives libcurl these allocation functions instead of the C
+// library's, so every block libcurl frees, or moves when it grows, is zeroed first. What a
+// handle still holds while it is open, and what the TLS library allocates itself, is not
+// covered (docs/design.md).
+
+static void wiping_free(void *block) {
+    if (block == NULL) return;
+    explicit_bzero(block, malloc_usable_size(block));
+    free(block);
+}
+
+static void *wiping_realloc(void *block, size_t size) {
+    if (block == NULL) return malloc(size);
+    size_t usable = malloc_usable_size(block);
+    if (size <= usable && size > 0) return block;
+    void *grown = malloc(size > 0 ? size : 1);
+    if (grown == NULL) return NULL;
+    memcpy(grown, block, usable < size ? usable : size);
+    wiping_free(block);
+    return grown;
+}
+
+static char *wiping_strdup(const char *text) {
+    size_t length = strlen(text) + 1;
+    char *copy = malloc(length);
+    if (copy != NULL) memcpy(copy, text, length);
+    return copy;
+}
 
 static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
 static CVaultHTTP_Functions fn;  // written once, under load_lock, before `loaded` is set
@@ -32,8 +66,10 @@ char *_Nullable CVaultHTTP_Load(const char *_Nonnull soname) {
     char *reason = CVAULTLOADER_OPEN(soname, CVaultHTTP_Functions, &table, &handle);
     // curl_global_init is not thread-safe in older libcurl: it runs here, under the lock,
     // once, before any handle exists.
-    if (reason == NULL && table.curl_global_init(CVAULTHTTP_CURL_GLOBAL_DEFAULT) != CVAULTHTTP_CURLE_OK) {
-        reason = CVaultLoader_Reason(soname, ": curl_global_init failed");
+    if (reason == NULL &&
+        table.curl_global_init_mem(CVAULTHTTP_CURL_GLOBAL_DEFAULT, malloc, wiping_free, wiping_realloc, wiping_strdup,
+                                   calloc) != CVAULTHTTP_CURLE_OK) {
+        reason = CVaultLoader_Reason(soname, ": curl_global_init_mem failed");
         dlclose(handle);
     } else if (reason == NULL) {
         fn = table;

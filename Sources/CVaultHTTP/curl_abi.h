@@ -86,7 +86,9 @@ struct CVaultHTTP_CurlSList;
 // curl_easy_setopt and curl_easy_getinfo are variadic: Swift cannot call them, which is one
 // reason this shim exists.
 #define CVAULTHTTP_FUNCTIONS(X)                                                                  \
-    X(CVAULTHTTP_T_CURLcode, curl_global_init, (long))                                           \
+    X(CVAULTHTTP_T_CURLcode, curl_global_init_mem,                                               \
+      (long, void *(*)(size_t), void (*)(void *), void *(*)(void *, size_t), char *(*)(const char *), \
+       void *(*)(size_t, size_t)))                                                               \
     X(CVAULTHTTP_T_CURL *, curl_easy_init, (void))                                               \
     X(CVAULTHTTP_T_CURLcode, curl_easy_setopt, (CVAULTHTTP_T_CURL *, CVAULTHTTP_T_CURLoption, ...)) \
     X(CVAULTHTTP_T_CURLcode, curl_easy_perform, (CVAULTHTTP_T_CURL *))                           \

@@ -121,27 +121,34 @@ struct OpenBaoSafetyTests {
         let masked = put.stdout
         try #require(masked.count == MemoryScan.prefix.utf8.count + 32)
 
-        let store = OpenBaoStore.testStore(server, mount: mount)
         let scan = try MemoryScan(masked: masked)
         let name = try SecretName(service: "mem", account: "value")
         var whileHeld = MemoryScan.Copies()
+        var afterGet = MemoryScan.Copies()
         var readBack: [UInt8] = []
         do {
-            // Nothing allocates between the read and the scan (see MemoryScan).
-            let record = try store.read(name)
-            whileHeld = scan.count()
-            readBack = MemoryScan.mask(record?.value ?? SecureBytes())
+            let store = OpenBaoStore.testStore(server, mount: mount)
+            do {
+                // Nothing allocates between the read and the scan (see MemoryScan).
+                let record = try store.read(name)
+                whileHeld = scan.count()
+                readBack = MemoryScan.mask(record?.value ?? SecureBytes())
+            }
+            afterGet = scan.count()
         }
-        let afterGet = scan.count()
+        // The store and its libcurl handle are released.
+        let afterClose = scan.count()
         print(
-            "OpenBao get: copies of the value in memory: \(whileHeld.vault) of vault's and \(whileHeld.libcurl) in libcurl's receive buffer while the record is held, \(afterGet.vault) and \(afterGet.libcurl) after"
+            "OpenBao get: copies of the value in memory (vault's + libcurl's receive buffer): \(whileHeld.vault) + \(whileHeld.libcurl) while the record is held, \(afterGet.vault) + \(afterGet.libcurl) after, \(afterClose.vault) + \(afterClose.libcurl) once the store is closed"
         )
         #expect(readBack == masked, "the value read")
         // The scan finds the one copy of vault's there must be: the record's.
         #expect(whileHeld.vault == 1, "copies of the value while the record holds it")
         #expect(afterGet.vault == 0, "copies of the value vault left after a get")
-        // libcurl keeps the last response in its receive buffer (docs/design.md): at most that.
+        // libcurl keeps the last response in its receive buffer while its handle is open
+        // (docs/design.md), and zeroes it when it frees it (curl_global_init_mem in the shim).
         #expect(afterGet.libcurl <= 1)
+        #expect(afterClose == MemoryScan.Copies(), "copies of the value left once the store is closed")
     }
 }
 
