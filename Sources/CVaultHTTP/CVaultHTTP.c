@@ -233,6 +233,9 @@ static void perform(void *curl, const CVaultHTTP_Request *request, CVaultHTTP_Re
     Buffer head = {.limit = 1 << 20};
     char error[CVAULTHTTP_CURL_ERROR_SIZE] = {0};
     long timeout = request->timeoutMilliseconds > 0 ? request->timeoutMilliseconds : 1;
+    long connectTimeout = request->connectTimeoutMilliseconds > 0 && request->connectTimeoutMilliseconds < timeout
+                              ? request->connectTimeoutMilliseconds
+                              : timeout;
     unsigned int code = CVAULTHTTP_CURLE_OK;
     // Each setopt is checked; the first failure stops the request.
 #define SET(option, value) \
@@ -241,7 +244,7 @@ static void perform(void *curl, const CVaultHTTP_Request *request, CVaultHTTP_Re
     SET(CVAULTHTTP_CURLOPT_URL, request->url);
     SET(CVAULTHTTP_CURLOPT_NOSIGNAL, 1L);  // threads: no SIGALRM for name resolution timeouts
     SET(CVAULTHTTP_CURLOPT_TIMEOUT_MS, timeout);
-    SET(CVAULTHTTP_CURLOPT_CONNECTTIMEOUT_MS, timeout);
+    SET(CVAULTHTTP_CURLOPT_CONNECTTIMEOUT_MS, connectTimeout);
     SET(CVAULTHTTP_CURLOPT_FOLLOWLOCATION, 0L);
     SET(CVAULTHTTP_CURLOPT_HTTPHEADER, headers);
     SET(CVAULTHTTP_CURLOPT_WRITEFUNCTION, write_body);

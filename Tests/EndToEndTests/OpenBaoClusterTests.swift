@@ -72,7 +72,7 @@ struct OpenBaoClusterTests {
             if read.status != 0 || read.stdoutText != value { lost.append("\(name): \(read.stderr)") }
         }
         print(
-            "OpenBao failover: \(acknowledged.count)/\(total) sets succeeded, the longest took \(longest) s, \(lost.count) lost"
+            "OpenBao failover: \(acknowledged.count)/\(total) sets succeeded, the longest took \(longest) s, \(lost.count) lost; failures: \(failures)"
         )
         #expect(acknowledged.count >= 55, "\(acknowledged.count)/\(total) sets succeeded: \(failures)")
         #expect(longest <= timeout + 3, "a set took \(longest) s")

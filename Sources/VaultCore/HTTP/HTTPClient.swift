@@ -22,6 +22,11 @@ struct HTTPClient: Sendable {
         var environment: [String: String] = [:]
         /// The most response body bytes accepted.
         var maxBodyLength = 64 << 20
+        /// Seconds a connection may take to be made, when less than the time left before the
+        /// deadline: nil for all of it. A client with other servers to try (OpenBao's nodes)
+        /// gives up on one that does not answer its connection early; the exchange once
+        /// connected still has until the deadline.
+        var connectTimeout: Double?
 
         init(
             caFile: String? = nil, skipVerify: Bool = false, environment: [String: String] = [:],
@@ -80,6 +85,7 @@ struct HTTPClient: Sendable {
         guard milliseconds > 0 else {
             throw HTTPError(.timeout, server: server, reason: "no time left before the deadline")
         }
+        let connectMilliseconds = configuration.connectTimeout.map { Int(($0 * 1000).rounded(.up)) } ?? 0
         let proxy = HTTPProxy(environment: configuration.environment, url: request.url)
         var result = CVaultHTTP_Result()
         let headerLines = request.headers.map { "\($0.name): \($0.value)" }
@@ -93,6 +99,7 @@ struct HTTPClient: Sendable {
                                     var call = CVaultHTTP_Request(
                                         method: method, url: url, headers: headers, headerCount: headerLines.count,
                                         body: body, bodyLength: length, timeoutMilliseconds: milliseconds,
+                                        connectTimeoutMilliseconds: connectMilliseconds,
                                         caFile: caFile, skipVerify: configuration.skipVerify, proxy: proxyURL,
                                         noProxy: noProxy, maxBodyLength: configuration.maxBodyLength)
                                     CVaultHTTP_Perform(session.pointer, &call, &result)

@@ -161,6 +161,10 @@ extension OpenBaoClient {
                     return .notRun("\(prefix)\(error.server): \(error.reason)")
                 case .exchange:
                     return .unknownOutcome("\(prefix)the exchange with \(error.server) failed: \(error.reason)")
+                case .timeout where !deadline.hasPassed:
+                    // The connection was not made in the time one node is given (a host that
+                    // died without a word): the request never left, another node may serve it.
+                    return .notRun("\(prefix)\(error.server) did not accept a connection in time: \(error.reason)")
                 case .timeout:
                     // The attempt had the whole remaining time: the deadline is over.
                     var all = failures

@@ -27,8 +27,17 @@ final class OpenBaoClient {
 
     init(settings: OpenBaoSettings) {
         self.settings = settings
-        self.http = HTTPClient(settings.http)
+        var http = settings.http
+        // A node that does not answer its connection (a host that died without a word) must not
+        // take the whole VAULT_TIMEOUT when other nodes could serve: see sendToCluster.
+        if settings.addresses.count > 1, http.connectTimeout == nil {
+            http.connectTimeout = max(Self.shortestConnectTimeout, settings.timeout / 4)
+        }
+        self.http = HTTPClient(http)
     }
+
+    /// The least time a connection to one of several nodes is given.
+    static let shortestConnectTimeout = 1.0
 
     /// The servers, for messages: `https://a:8200` or `https://a:8200, https://b:8200`.
     var serverList: String { settings.addresses.map(HTTPURL.origin(of:)).joined(separator: ", ") }
