@@ -62,9 +62,8 @@ extension OpenBaoStore {
 
     /// The data object of a version: `value` for UTF-8 text without NUL, else `value_base64`.
     static func dataObject(_ value: SecureBytes) -> JSONValue {
-        let isText = value.withUnsafeBytes { bytes in
-            !bytes.contains(0) && String(validating: bytes.bindMemory(to: UInt8.self), as: UTF8.self) != nil
-        }
+        // Checked in place: `String(validating:)` would leave an unwiped copy of the value.
+        let isText = value.withUnsafeBytes { !$0.contains(0) && UTF8.isValid($0) }
         if isText { return .object([("value", .string(value.unprotectedArray))]) }
         var encoded = SecureBytes()
         encoded.appendBase64(of: value)

@@ -1,5 +1,4 @@
 import VaultAge
-
 #if canImport(Glibc)
     import Glibc
 #endif
