@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "CVaultHTTP.h"
 
+#include <malloc.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,16 +17,52 @@
 // One function pointer per entry of CVAULTHTTP_FUNCTIONS, named after the function.
 CVAULTLOADER_TABLE(CVaultHTTP_Functions, CVAULTHTTP_FUNCTIONS);
 
+// MARK: libcurl's memory
+
+// libcurl keeps what it receives in its own buffers (a receive buffer per handle, header and
+// chunk buffers) and frees them without zeroing: a response's copy of a secret would stay in
+// freed memory. curl_global_init_mem gives libcurl these allocation functions instead of the C
+// library's, so every block libcurl frees, or moves when it grows, is zeroed first. What a
+// handle still holds while it is open, and what the TLS library allocates itself, is not
+// covered (docs/design.md).
+
+static void wiping_free(void *block) {
+    if (block == NULL) return;
+    explicit_bzero(block, malloc_usable_size(block));
+    free(block);
+}
+
+static void *wiping_realloc(void *block, size_t size) {
+    if (block == NULL) return malloc(size);
+    size_t usable = malloc_usable_size(block);
+    if (size <= usable && size > 0) return block;
+    void *grown = malloc(size > 0 ? size : 1);
+    if (grown == NULL) return NULL;
+    memcpy(grown, block, usable < size ? usable : size);
+    wiping_free(block);
+    return grown;
+}
+
+static char *wiping_strdup(const char *text) {
+    size_t length = strlen(text) + 1;
+    char *copy = malloc(length);
+    if (copy != NULL) memcpy(copy, text, length);
+    return copy;
+}
+
 static CVaultLoader_Library library = CVAULTLOADER_LIBRARY_INIT;
 static CVaultHTTP_Functions fn;  // written once, under the library's lock, before it counts as loaded
 
-// CVaultLoader's ready hook: curl_global_init, not thread-safe in older libcurl, runs here, under
-// the loader's lock, once, before any handle exists; then the table is the shim's.
+// CVaultLoader's ready hook: curl_global_init_mem (with the wiping allocators above), not
+// thread-safe in older libcurl, runs here, under the loader's lock, once, before any handle
+// exists; then the table is the shim's.
 static char *ready(void *handle, const void *loaded) {
     (void)handle;
     const CVaultHTTP_Functions *table = loaded;
-    if (table->curl_global_init(CVAULTHTTP_CURL_GLOBAL_DEFAULT) != CVAULTHTTP_CURLE_OK) {
-        return CVaultLoader_Reason("libcurl", ": curl_global_init failed");
+    if (table->curl_global_init_mem(
+            CVAULTHTTP_CURL_GLOBAL_DEFAULT, malloc, wiping_free, wiping_realloc, wiping_strdup, calloc)
+        != CVAULTHTTP_CURLE_OK) {
+        return CVaultLoader_Reason("libcurl", ": curl_global_init_mem failed");
     }
     fn = *table;
     return NULL;
@@ -190,6 +227,9 @@ static void perform(void *curl, const CVaultHTTP_Request *request, CVaultHTTP_Re
     Buffer head = {.limit = 1 << 20};
     char error[CVAULTHTTP_CURL_ERROR_SIZE] = {0};
     long timeout = request->timeoutMilliseconds > 0 ? request->timeoutMilliseconds : 1;
+    long connectTimeout = request->connectTimeoutMilliseconds > 0 && request->connectTimeoutMilliseconds < timeout
+        ? request->connectTimeoutMilliseconds
+        : timeout;
     unsigned int code = CVAULTHTTP_CURLE_OK;
     // Each setopt is checked; the first failure stops the request.
 #define SET(option, value) \
@@ -198,7 +238,7 @@ static void perform(void *curl, const CVaultHTTP_Request *request, CVaultHTTP_Re
     SET(CVAULTHTTP_CURLOPT_URL, request->url);
     SET(CVAULTHTTP_CURLOPT_NOSIGNAL, 1L);  // threads: no SIGALRM for name resolution timeouts
     SET(CVAULTHTTP_CURLOPT_TIMEOUT_MS, timeout);
-    SET(CVAULTHTTP_CURLOPT_CONNECTTIMEOUT_MS, timeout);
+    SET(CVAULTHTTP_CURLOPT_CONNECTTIMEOUT_MS, connectTimeout);
     SET(CVAULTHTTP_CURLOPT_FOLLOWLOCATION, 0L);
     SET(CVAULTHTTP_CURLOPT_HTTPHEADER, headers);
     SET(CVAULTHTTP_CURLOPT_WRITEFUNCTION, write_body);

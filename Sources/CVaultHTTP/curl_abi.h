@@ -85,16 +85,18 @@ struct CVaultHTTP_CurlSList;
 // Every function the shim resolves with dlsym: X(return type, name, (parameter types)).
 // curl_easy_setopt and curl_easy_getinfo are variadic: Swift cannot call them, which is one
 // reason this shim exists.
-#define CVAULTHTTP_FUNCTIONS(X)                                                                     \
-    X(CVAULTHTTP_T_CURLcode, curl_global_init, (long))                                              \
-    X(CVAULTHTTP_T_CURL *, curl_easy_init, (void))                                                  \
-    X(CVAULTHTTP_T_CURLcode, curl_easy_setopt, (CVAULTHTTP_T_CURL *, CVAULTHTTP_T_CURLoption, ...)) \
-    X(CVAULTHTTP_T_CURLcode, curl_easy_perform, (CVAULTHTTP_T_CURL *))                              \
-    X(CVAULTHTTP_T_CURLcode, curl_easy_getinfo, (CVAULTHTTP_T_CURL *, CVAULTHTTP_T_CURLINFO, ...))  \
-    X(void, curl_easy_cleanup, (CVAULTHTTP_T_CURL *))                                               \
-    X(void, curl_easy_reset, (CVAULTHTTP_T_CURL *))                                                 \
-    X(const char *, curl_easy_strerror, (CVAULTHTTP_T_CURLcode))                                    \
-    X(CVAULTHTTP_T_curl_slist *, curl_slist_append, (CVAULTHTTP_T_curl_slist *, const char *))      \
+#define CVAULTHTTP_FUNCTIONS(X)                                                                       \
+    X(CVAULTHTTP_T_CURLcode, curl_global_init_mem,                                                    \
+      (long, void *(*)(size_t), void (*)(void *), void *(*)(void *, size_t), char *(*)(const char *), \
+       void *(*)(size_t, size_t)))                                                                    \
+    X(CVAULTHTTP_T_CURL *, curl_easy_init, (void))                                                    \
+    X(CVAULTHTTP_T_CURLcode, curl_easy_setopt, (CVAULTHTTP_T_CURL *, CVAULTHTTP_T_CURLoption, ...))   \
+    X(CVAULTHTTP_T_CURLcode, curl_easy_perform, (CVAULTHTTP_T_CURL *))                                \
+    X(CVAULTHTTP_T_CURLcode, curl_easy_getinfo, (CVAULTHTTP_T_CURL *, CVAULTHTTP_T_CURLINFO, ...))    \
+    X(void, curl_easy_cleanup, (CVAULTHTTP_T_CURL *))                                                 \
+    X(void, curl_easy_reset, (CVAULTHTTP_T_CURL *))                                                   \
+    X(const char *, curl_easy_strerror, (CVAULTHTTP_T_CURLcode))                                      \
+    X(CVAULTHTTP_T_curl_slist *, curl_slist_append, (CVAULTHTTP_T_curl_slist *, const char *))        \
     X(void, curl_slist_free_all, (CVAULTHTTP_T_curl_slist *))
 
 #endif

@@ -108,7 +108,7 @@ struct OpenBaoCommandTests {
         defer { runner.cleanUp() }
         let closed = try freeLoopbackPort()
         let unreachable = try runner.run(
-            ["--backend", "openbao", "get", "x"], env: ["BAO_ADDR": "http://127.0.0.1:\(closed)"])
+            ["--backend", "openbao", "get", "x"], env: ["BAO_ADDR": "http://127.0.0.1:\(closed)", "VAULT_TIMEOUT": "1"])
         unreachable.expectFailure(5, "127.0.0.1:\(closed)")
         #expect(!unreachable.stderr.contains(server.token))
 

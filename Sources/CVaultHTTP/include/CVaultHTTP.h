@@ -38,6 +38,9 @@ typedef struct CVaultHTTP_Request {
     size_t bodyLength;
     /// The whole exchange (connect, send, receive) must finish within this many milliseconds.
     long timeoutMilliseconds;
+    /// The connection must be made within this many milliseconds (at most timeoutMilliseconds;
+    /// 0 for the same): a caller with other servers to try gives up on a silent one early.
+    long connectTimeoutMilliseconds;
     /// A PEM file of CA certificates to trust instead of the system store; NULL for the system's.
     const char *_Nullable caFile;
     /// Turns certificate and host name verification off.

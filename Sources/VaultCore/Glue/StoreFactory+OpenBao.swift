@@ -32,17 +32,8 @@ extension StoreFactory {
                 .usage, "the openbao backend needs the server's address in BAO_ADDR (e.g. https://bao.example.com:8200)"
             )
         }
-        var addresses: [String] = []
-        for part in address.value.split(separator: ",") {
-            var node = String(part.filter { $0 != " " && $0 != "\t" })
-            while node.hasSuffix("/") { node.removeLast() }
-            guard HTTPURL.isHTTP(node) else {
-                throw VaultError(
-                    .usage, "\(address.name) holds '\(node)'; give http:// or https:// addresses, separated by commas")
-            }
-            addresses.append(node)
-        }
-        guard !addresses.isEmpty else { throw VaultError(.usage, "\(address.name) holds no address") }
+        let addresses = try OpenBaoAddress.parse(
+            address.value, variable: address.name, allowHTTP: environment["VAULT_ALLOW_HTTP"] == "1")
         let mount = first("BAO_KV_MOUNT", "VAULT_KV_MOUNT")?.value ?? "secret"
         let skip = first("BAO_SKIP_VERIFY", "VAULT_SKIP_VERIFY").map { Self.isTrue($0.value) } ?? false
         let http = HTTPClient.Configuration(

@@ -1,4 +1,5 @@
 import CVaultHTTP
+import VaultAge
 
 #if canImport(Glibc)
     import Glibc
@@ -21,6 +22,11 @@ struct HTTPClient: Sendable {
         var environment: [String: String] = [:]
         /// The most response body bytes accepted.
         var maxBodyLength = 64 << 20
+        /// Seconds a connection may take to be made, when less than the time left before the
+        /// deadline: nil for all of it. A client with other servers to try (OpenBao's nodes)
+        /// gives up on one that does not answer its connection early; the exchange once
+        /// connected still has until the deadline.
+        var connectTimeout: Double?
 
         init(
             caFile: String? = nil, skipVerify: Bool = false, environment: [String: String] = [:],
@@ -79,6 +85,7 @@ struct HTTPClient: Sendable {
         guard milliseconds > 0 else {
             throw HTTPError(.timeout, server: server, reason: "no time left before the deadline")
         }
+        let connectMilliseconds = configuration.connectTimeout.map { Int(($0 * 1000).rounded(.up)) } ?? 0
         let proxy = HTTPProxy(environment: configuration.environment, url: request.url)
         var result = CVaultHTTP_Result()
         let headerLines = request.headers.map { "\($0.name): \($0.value)" }
@@ -92,6 +99,7 @@ struct HTTPClient: Sendable {
                                     var call = CVaultHTTP_Request(
                                         method: method, url: url, headers: headers, headerCount: headerLines.count,
                                         body: body, bodyLength: length, timeoutMilliseconds: milliseconds,
+                                        connectTimeoutMilliseconds: connectMilliseconds,
                                         caFile: caFile, skipVerify: configuration.skipVerify, proxy: proxyURL,
                                         noProxy: noProxy, maxBodyLength: configuration.maxBodyLength)
                                     CVaultHTTP_Perform(session.pointer, &call, &result)
@@ -121,7 +129,10 @@ struct HTTPClient: Sendable {
             }
             throw HTTPError(HTTPError.Kind(result.failure), server: server, reason: reason)
         }
-        let body = result.body.map { Array(UnsafeBufferPointer(start: $0, count: result.bodyLength)) } ?? []
+        // Straight from the shim's buffer (wiped by CVaultHTTP_ResultClear) into secret bytes.
+        let body =
+            result.body.map { SecureBytes(copying: UnsafeRawBufferPointer(start: $0, count: result.bodyLength)) }
+            ?? SecureBytes()
         let headerBlock =
             result.headers.map { pointer in
                 pointer.withMemoryRebound(to: UInt8.self, capacity: result.headersLength) {
@@ -129,7 +140,7 @@ struct HTTPClient: Sendable {
                 }
             } ?? []
         return HTTPResponse(
-            status: result.status, headers: HTTPResponse.parseHeaders(headerBlock), body: body, server: server)
+            status: result.status, headers: HTTPResponse.parseHeaders(headerBlock), secureBody: body, server: server)
     }
 }
 

@@ -1,3 +1,5 @@
+import VaultAge
+
 /// One HTTP request: method, URL, header fields and body bytes.
 ///
 /// The body may hold a secret or a credential: nothing in the HTTP layer ever puts it, or a
@@ -36,12 +38,27 @@ struct HTTPRequest: Sendable {
 }
 
 /// One HTTP response: status, header fields and body bytes.
+///
+/// The body may hold a secret (an OpenBao value, an OAuth token): it is kept in ``secureBody``,
+/// zeroed when the last copy is released, and ``json()`` parses it in place.
 struct HTTPResponse: Sendable {
     var status: Int
     var headers: [(name: String, value: String)]
-    var body: [UInt8]
+    /// The body bytes.
+    var secureBody: SecureBytes
     /// Where the response came from (`scheme://host:port`), for messages.
     var server: String
+
+    init(status: Int, headers: [(name: String, value: String)], secureBody: SecureBytes, server: String) {
+        self.status = status
+        self.headers = headers
+        self.secureBody = secureBody
+        self.server = server
+    }
+
+    /// A copy of the body in an array, which nothing wipes: for a body that holds no secret, or
+    /// an API that takes an array (its caller then wipes the copy).
+    var body: [UInt8] { secureBody.unprotectedArray }
 
     /// The first header of that name (compared without regard to case), or nil.
     func header(_ name: String) -> String? {
@@ -56,7 +73,7 @@ struct HTTPResponse: Sendable {
     /// and the message never quotes it.
     func json() throws(VaultError) -> JSONValue {
         do {
-            return try JSONValue.parse(body)
+            return try secureBody.withUnsafeBytes { (bytes) throws(VaultError) in try JSONValue.parse(bytes) }
         } catch {
             throw VaultError(.unavailable, "\(server) answered HTTP \(status) with a body that is not JSON")
         }

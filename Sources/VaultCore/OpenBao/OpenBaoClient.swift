@@ -9,7 +9,9 @@ import VaultAge
 /// - Every request carries the token in `X-Vault-Token`; the token comes from
 ///   ``OpenBaoCredentials`` (an AppRole or JWT login is made once and cached, ``OpenBaoLogin``).
 /// - A node that cannot be connected to is skipped for the next address; a node that is
-///   sealed or a standby without an active node is skipped too.
+///   sealed, a standby without an active node or one that answers 5xx is skipped too. When no
+///   node serves the request, it is tried again across the nodes with a short backoff until the
+///   deadline (an election takes seconds): ``sendToCluster``, OpenBaoClient+Cluster.swift.
 /// - A 307/308 redirect (a standby pointing at the active node) is followed only to one of the
 ///   configured addresses, so the token never goes to a host the user did not name.
 /// - A write asks `sys/leader` first and goes to the active node (``preferActiveNode(deadline:)``):
@@ -18,20 +20,29 @@ import VaultAge
 /// - Messages name the server and never the token or a request body.
 final class OpenBaoClient {
     let settings: OpenBaoSettings
-    private let http: HTTPClient
+    let http: HTTPClient
     private var token: SecureBytes?
     /// The login cache `token` came from, if it did: a refusal then means log in again.
     private var tokenCache: OpenBaoTokenCache?
     /// The node that answered last: tried first next time.
-    private var preferred = 0
+    var preferred = 0
 
     init(settings: OpenBaoSettings) {
         self.settings = settings
-        self.http = HTTPClient(settings.http)
+        var http = settings.http
+        // A node that does not answer its connection (a host that died without a word) must not
+        // take the whole VAULT_TIMEOUT when other nodes could serve: see sendToCluster.
+        if settings.addresses.count > 1, http.connectTimeout == nil {
+            http.connectTimeout = max(Self.shortestConnectTimeout, settings.timeout / 4)
+        }
+        self.http = HTTPClient(http)
     }
 
+    /// The least time a connection to one of several nodes is given.
+    static let shortestConnectTimeout = 1.0
+
     /// The servers, for messages: `https://a:8200` or `https://a:8200, https://b:8200`.
-    var serverList: String { settings.addresses.joined(separator: ", ") }
+    var serverList: String { settings.addresses.map(HTTPURL.origin(of:)).joined(separator: ", ") }
 
     /// An answer from the server: its status and its JSON body (nil when empty).
     struct Answer {
@@ -51,15 +62,17 @@ final class OpenBaoClient {
 
     /// Sends an authenticated request for `path` (below `/v1/`, already percent-encoded) and
     /// returns the answer. 403 (unless `refusalIsAnswer`) and sealed answers become errors; other
-    /// statuses are returned.
+    /// statuses are returned. `resendable`: whether the request may be sent again after an attempt
+    /// whose outcome is unknown (see ``sendToCluster``); nil lets the method decide.
     func send(
         _ method: String, _ path: String, body: JSONValue? = nil, contentType: String = "application/json",
-        refusalIsAnswer: Bool = false, deadline: Deadline
+        refusalIsAnswer: Bool = false, resendable: Bool? = nil, deadline: Deadline
     ) throws(VaultError) -> Answer {
         // The header path takes Strings: the token is copied out of its SecureBytes per request.
         let token = String(decoding: try currentToken(deadline: deadline), as: UTF8.self)
         var answer = try sendToCluster(
-            method, path, body: body, contentType: contentType, token: token, deadline: deadline)
+            method, path, body: body, contentType: contentType, token: token, resendable: resendable,
+            deadline: deadline)
         // A KV v2 mount just enabled, or just taken over by a new active node, refuses requests
         // until it has checked for unversioned data; the server says it resumes shortly.
         while answer.isUpgrading {
@@ -71,7 +84,8 @@ final class OpenBaoClient {
             }
             usleep(UInt32(Self.upgradePollMilliseconds * 1000))
             answer = try sendToCluster(
-                method, path, body: body, contentType: contentType, token: token, deadline: deadline)
+                method, path, body: body, contentType: contentType, token: token, resendable: resendable,
+                deadline: deadline)
         }
         guard answer.status == 403, !refusalIsAnswer else { return answer }
         if let cache = tokenCache {
@@ -81,7 +95,8 @@ final class OpenBaoClient {
             self.tokenCache = nil
             let fresh = String(decoding: try currentToken(deadline: deadline), as: UTF8.self)
             let retried = try sendToCluster(
-                method, path, body: body, contentType: contentType, token: fresh, deadline: deadline)
+                method, path, body: body, contentType: contentType, token: fresh, resendable: resendable,
+                deadline: deadline)
             guard retried.status == 403 else { return retried }
             throw permissionDenied(retried)
         }
@@ -155,119 +170,6 @@ final class OpenBaoClient {
 
     /// How long to wait before asking a mount that is upgrading again.
     private static let upgradePollMilliseconds = 50
-
-    // MARK: The cluster
-
-    /// Points the following requests at the active node, when several nodes are configured.
-    ///
-    /// A standby of OpenBao 2.x runs a request on its own copy of the data, which lags the
-    /// active node's, and forwards it only once it tries to write ("horizontal read
-    /// scalability"). A write's check-and-set read, or its metadata patch right after the data
-    /// write, would see a version the standby has not yet received (a patch of metadata it does
-    /// not have yet answers 404). So every write asks `sys/leader` first; if no node knows the
-    /// active one (an election), the requests go where they would have gone.
-    func preferActiveNode(deadline: Deadline) {
-        let count = settings.addresses.count
-        guard count > 1 else { return }
-        for step in 0..<count {
-            let index = (preferred + step) % count
-            let request = HTTPRequest(
-                method: "GET", url: settings.addresses[index] + "/v1/sys/leader", headers: [], body: nil)
-            guard let response = try? http.send(request, deadline: deadline) else {
-                if deadline.hasPassed { return }
-                continue
-            }
-            guard response.status == 200, let json = try? response.json() else { continue }
-            if json["is_self"]?.bool == true {
-                preferred = index
-                return
-            }
-            guard let leader = json["leader_address"]?.string, !leader.isEmpty else { return }
-            let origin = HTTPURL.origin(of: leader).lowercased()
-            if let active = settings.addresses.firstIndex(where: { HTTPURL.origin(of: $0).lowercased() == origin }) {
-                preferred = active
-            }
-            return
-        }
-    }
-
-    private func sendToCluster(
-        _ method: String, _ path: String, body: JSONValue?, contentType: String, token: String?,
-        deadline: Deadline
-    ) throws(VaultError) -> Answer {
-        var headers: [(name: String, value: String)] = []
-        if let token { headers.append(("X-Vault-Token", token)) }
-        if body != nil { headers.append(("Content-Type", contentType)) }
-        let bodyBytes = body?.encoded()
-        let count = settings.addresses.count
-        var failures: [String] = []
-        var lastAnswer: Answer?
-        for step in 0..<count {
-            let index = (preferred + step) % count
-            var url = settings.addresses[index] + "/v1/" + path
-            var redirects = 0
-            while true {
-                let request = HTTPRequest(method: method, url: url, headers: headers, body: bodyBytes)
-                let response: HTTPResponse
-                do {
-                    response = try http.send(request, deadline: deadline)
-                } catch {
-                    // Only a connection that never carried the request may go to another node: a
-                    // write that timed out or broke may have been applied.
-                    guard error.isConnectionFailure, !deadline.hasPassed else {
-                        throw VaultError(.unavailable, "\(error.vaultError.message); check BAO_ADDR and the server")
-                    }
-                    // Standbys redirect to a dead active node: name each failure once.
-                    if !failures.contains(error.reason) { failures.append(error.reason) }
-                    break
-                }
-                if response.status == 307 || response.status == 308, let location = response.header("Location") {
-                    redirects += 1
-                    guard redirects <= 3, let target = knownTarget(location, from: url) else {
-                        throw VaultError(
-                            .unavailable,
-                            "\(response.server) redirected to \(HTTPURL.origin(of: location)), which is not in BAO_ADDR; add the active node's address to BAO_ADDR"
-                        )
-                    }
-                    url = target
-                    continue
-                }
-                let json = response.body.isEmpty ? nil : try? response.json()
-                let answer = Answer(status: response.status, json: json, server: response.server)
-                if response.status == 503 || (response.status >= 500 && answer.errors.lowercased().contains("sealed")) {
-                    // Sealed, or a standby that knows no active node (an election): try the next node.
-                    lastAnswer = answer
-                    failures.append(
-                        "\(response.server): \(answer.errors.isEmpty ? "HTTP \(response.status)" : answer.errors)")
-                    break
-                }
-                preferred = index
-                return answer
-            }
-        }
-        if let lastAnswer {
-            if lastAnswer.errors.lowercased().contains("sealed") {
-                throw VaultError(
-                    .unavailable, "\(lastAnswer.server) is sealed; unseal it (bao operator unseal) or use another node")
-            }
-            throw VaultError(
-                .unavailable,
-                "no active node answered (\(failures.joined(separator: "; "))); try again when the cluster has elected one"
-            )
-        }
-        throw VaultError(
-            .unavailable,
-            "cannot reach \(serverList) (\(failures.joined(separator: "; "))); check BAO_ADDR and that the server is running"
-        )
-    }
-
-    /// The redirect's absolute URL if it points at a configured node, else nil.
-    private func knownTarget(_ location: String, from url: String) -> String? {
-        let absolute = location.hasPrefix("/") ? HTTPURL.origin(of: url) + location : location
-        let origin = HTTPURL.origin(of: absolute).lowercased()
-        let known = settings.addresses.contains { HTTPURL.origin(of: $0).lowercased() == origin }
-        return known ? absolute : nil
-    }
 
     /// An error for an answer the operation did not expect.
     func unexpected(_ answer: Answer, doing what: String) -> VaultError {

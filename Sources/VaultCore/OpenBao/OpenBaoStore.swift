@@ -1,4 +1,5 @@
 import FoundationEssentials
+import VaultAge
 
 /// Secrets in a KV v2 mount of OpenBao or HashiCorp Vault (docs/openbao.md).
 ///
@@ -37,6 +38,9 @@ public final class OpenBaoStore: SecretStore {
     /// The secret and its KV version (for a check-and-set write), in one request.
     public func readVersioned(_ name: SecretName) throws(VaultError) -> (record: SecretRecord, version: Int)? {
         let answer = try client.send("GET", url("data", OpenBaoPath.path(of: name)), deadline: client.deadline())
+        // The parsed answer's strings hold the value: zeroed once the record has its own copy
+        // (the response body is zeroed with the response, docs/design.md "Secrets in memory").
+        defer { answer.json?.wipeStrings() }
         if answer.status == 404 { return nil }
         guard answer.status == 200, let data = answer.json?["data"] else {
             throw client.unexpected(answer, doing: "reading \(name)")
@@ -44,14 +48,14 @@ public final class OpenBaoStore: SecretStore {
         let times = Self.times(
             custom: data["metadata"]?["custom_metadata"], version: data["metadata"]?["version"]?.integer ?? 0,
             versionCreated: data["metadata"]?["created_time"])
-        let value: [UInt8]
+        let value: SecureBytes
         if let text = data["data"]?["value"]?.stringBytes {
-            value = text
-        } else if let encoded = data["data"]?["value_base64"]?.string {
-            guard let decoded = Data(base64Encoded: encoded) else {
+            value = SecureBytes(text)
+        } else if let encoded = data["data"]?["value_base64"]?.stringBytes {
+            guard let decoded = Self.decodeBase64(encoded) else {
                 throw VaultError(.damaged, "\(name) on \(answer.server) has a value_base64 that is not base64")
             }
-            value = [UInt8](decoded)
+            value = decoded
         } else {
             throw VaultError(
                 .damaged,
@@ -60,45 +64,16 @@ public final class OpenBaoStore: SecretStore {
         return (SecretRecord(name: name, value: value, metadata: times), data["metadata"]?["version"]?.integer ?? 0)
     }
 
-    public func write(_ record: SecretRecord) throws(VaultError) {
-        let path = OpenBaoPath.path(of: record.name)
-        let deadline = client.deadline()
-        client.preferActiveNode(deadline: deadline)
-        let current = try metadata(path, deadline: deadline)
-        beforeWrite?()
-        var data: [(key: String, value: JSONValue)] = []
-        if !record.value.contains(0), String(validating: record.value, as: UTF8.self) != nil {
-            data.append(("value", .string(Array(record.value))))
-        } else {
-            data.append(("value_base64", .string(Array(Data(record.value).base64EncodedString().utf8))))
-        }
-        let body = JSONValue.object([
-            ("options", .object([("cas", .number(String(current?.version ?? 0)))])), ("data", .object(data)),
-        ])
-        let written = try client.send("POST", url("data", path), body: body, deadline: deadline)
-        if written.status == 400, written.errors.contains("check-and-set") {
-            throw VaultError(
-                .conflict,
-                "\(record.name) changed on \(written.server) while it was being written; run the command again")
-        }
-        guard written.isSuccess, let version = written.json?["data"]?["version"]?.integer else {
-            throw client.unexpected(written, doing: "writing \(record.name)")
-        }
-        // vault's own times and the expiry, tied to the version written: a later version written
-        // by another tool reads with the server's time as its update time.
-        let stamp = { (time: Timestamp) in JSONValue.string(Array(time.rfc3339.utf8)) }
-        let custom = JSONValue.object([
-            ("vault_created", stamp(record.metadata.created)),
-            ("vault_updated", stamp(record.metadata.updated)),
-            ("vault_version", .string(Array(String(version).utf8))),
-            ("vault_expires", record.metadata.expires.map(stamp) ?? .null),
-        ])
-        let patched = try client.send(
-            "PATCH", url("metadata", path), body: .object([("custom_metadata", custom)]),
-            contentType: "application/merge-patch+json", deadline: deadline)
-        guard patched.isSuccess else {
-            throw client.unexpected(patched, doing: "writing the metadata of \(record.name)")
-        }
+    /// The bytes of `value_base64`, straight into secret bytes; padded base64 that is not
+    /// canonical (another tool's) through Foundation, whose copy is zeroed.
+    static func decodeBase64(_ encoded: [UInt8]) -> SecureBytes? {
+        var arena = SecureBytes.Arena(bufferSize: 0)
+        if let decoded = encoded.withUnsafeBytes({ arena.decodingBase64($0) }) { return decoded }
+        var text = Data(encoded)
+        defer { text.withUnsafeMutableBytes { zeroSecret($0) } }
+        guard var data = Data(base64Encoded: text) else { return nil }
+        defer { data.withUnsafeMutableBytes { zeroSecret($0) } }
+        return data.withUnsafeBytes { SecureBytes(copying: $0) }
     }
 
     /// A secret's times: vault's own (custom metadata) when vault wrote the current version, else

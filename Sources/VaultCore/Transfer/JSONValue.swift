@@ -29,7 +29,16 @@ indirect enum JSONValue: Equatable {
 
     /// Parses a whole document. Errors are `.usage` and name the line.
     static func parse(_ bytes: [UInt8]) throws(VaultError) -> JSONValue {
-        guard String(validating: bytes, as: UTF8.self) != nil else {
+        let parsed = bytes.withUnsafeBytes { bytes in Result { () throws(VaultError) in try parse(bytes) } }
+        return try parsed.get()
+    }
+
+    /// Parses a whole document read in place: an HTTP body that may hold a secret is parsed
+    /// where it is, with no copy. Each string's bytes are a new array (of its final size, so
+    /// that growing it leaves no partial copy behind) that ``wipeStrings()`` can zero.
+    static func parse(_ bytes: UnsafeRawBufferPointer) throws(VaultError) -> JSONValue {
+        // Not `String(validating:)`: that would copy the whole document into a String.
+        guard UTF8.isValid(bytes) else {
             throw VaultError(.usage, "the JSON input is not valid UTF-8")
         }
         var parser = JSONParser(bytes: bytes)
@@ -41,11 +50,26 @@ indirect enum JSONValue: Equatable {
     }
 }
 
+extension UTF8 {
+    /// Whether `bytes` are well-formed UTF-8, checked without making a copy of them.
+    static func isValid(_ bytes: some Sequence<UInt8>) -> Bool {
+        var iterator = bytes.makeIterator()
+        var decoder = UTF8()
+        while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue: continue
+            case .emptyInput: return true
+            case .error: return false
+            }
+        }
+    }
+}
+
 private struct JSONParser {
-    let bytes: [UInt8]
+    let bytes: UnsafeRawBufferPointer
     var i = 0
 
-    init(bytes: [UInt8]) {
+    init(bytes: UnsafeRawBufferPointer) {
         self.bytes = bytes
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { i = 3 }
     }
@@ -165,7 +189,14 @@ private struct JSONParser {
     /// A string's bytes, from its opening quote to just after the closing one.
     mutating func string() throws(VaultError) -> [UInt8] {
         i += 1
+        // The decoded string is at most as long as its escaped text: room for all of it, so the
+        // array never grows (a grown array's old buffer would be freed with a copy of the start).
+        var end = i
+        while end < bytes.count, bytes[end] != UInt8(ascii: "\"") {
+            end += bytes[end] == UInt8(ascii: "\\") ? 2 : 1
+        }
         var out: [UInt8] = []
+        out.reserveCapacity(min(end, bytes.count) - i)
         while true {
             guard !atEnd else { throw fail("unterminated string") }
             let byte = bytes[i]

@@ -1,0 +1,49 @@
+/// Reading `BAO_ADDR`: the nodes' addresses, and whether a token may be sent to them.
+enum OpenBaoAddress {
+    /// The addresses in `list` (comma-separated, spaces and trailing `/` dropped).
+    ///
+    /// Every request carries the token, so an `http://` address to a host that is not this
+    /// machine (a loopback address or `localhost`) would send it in clear over the network: it
+    /// is refused unless `allowHTTP` (`VAULT_ALLOW_HTTP=1`). Messages name an address's origin
+    /// only, never its user information, path or query.
+    static func parse(_ list: String, variable: String, allowHTTP: Bool) throws(VaultError) -> [String] {
+        var addresses: [String] = []
+        for part in list.split(separator: ",") {
+            var node = String(part.filter { $0 != " " && $0 != "\t" })
+            while node.hasSuffix("/") { node.removeLast() }
+            guard HTTPURL.isHTTP(node) else {
+                throw VaultError(
+                    .usage,
+                    "\(variable) holds an address that is not an http:// or https:// URL; give http:// or https:// addresses, separated by commas"
+                )
+            }
+            if !allowHTTP, node.lowercased().hasPrefix("http://"), !isLoopback(host(of: node)) {
+                throw VaultError(
+                    .usage,
+                    "\(variable) holds \(HTTPURL.origin(of: node)): plain http would send the token in clear over the network; use https://, or set VAULT_ALLOW_HTTP=1 to allow it"
+                )
+            }
+            addresses.append(node)
+        }
+        guard !addresses.isEmpty else { throw VaultError(.usage, "\(variable) holds no address") }
+        return addresses
+    }
+
+    /// The host of an http(s) URL, lower case, without brackets, port or user information.
+    static func host(of url: String) -> String {
+        let origin = HTTPURL.origin(of: url).lowercased()
+        let authority = origin.dropFirst(origin.hasPrefix("https://") ? 8 : 7)
+        if authority.hasPrefix("[") {
+            guard let close = authority.firstIndex(of: "]") else { return String(authority) }
+            return String(authority[authority.index(after: authority.startIndex)..<close])
+        }
+        return String(authority.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
+    }
+
+    /// Whether `host` is this machine: `localhost`, 127.0.0.0/8 or ::1.
+    static func isLoopback(_ host: String) -> Bool {
+        if host == "localhost" || host == "::1" || host == "0:0:0:0:0:0:0:1" { return true }
+        let octets = host.split(separator: ".", omittingEmptySubsequences: false)
+        return octets.count == 4 && octets[0] == "127" && octets.allSatisfy { UInt8($0) != nil }
+    }
+}
