@@ -69,7 +69,7 @@ public struct DeviceLogin {
             else { continue }
             if response.status == 200 {
                 return try TokenResponse(
-                    json: response.body, origin: "the token endpoint \(HTTPURL.origin(of: client.tokenURL))")
+                    json: response.secureBody, origin: "the token endpoint \(HTTPURL.origin(of: client.tokenURL))")
             }
             switch TokenErrorResponse(json: response.body)?.error {
             case "authorization_pending": continue

@@ -70,7 +70,7 @@ struct OAuthClient: TokenEndpoint {
         }
         if response.status == 200 {
             return try TokenResponse(
-                json: response.body, origin: "the token endpoint \(HTTPURL.origin(of: client.tokenURL))")
+                json: response.secureBody, origin: "the token endpoint \(HTTPURL.origin(of: client.tokenURL))")
         }
         let error = TokenErrorResponse(json: response.body)?.error
         switch error {

@@ -22,8 +22,28 @@ public struct TokenResponse: Sendable {
     /// Parses an RFC 6749 section 5.1 JSON object. `expires_in` may be a number or a string of
     /// digits (some servers quote it). Errors name what is wrong, never a token.
     public init(json bytes: [UInt8], origin: String) throws(VaultError) {
+        let parsed = bytes.withUnsafeBytes { bytes in
+            Result { () throws(VaultError) in try Self(json: bytes, origin: origin) }
+        }
+        self = try parsed.get()
+    }
+
+    /// Parses a token endpoint's answer where it lies (an HTTP body in ``SecureBytes``): the
+    /// tokens go straight into ``SecureBytes``, and the parsed tree's strings are zeroed after.
+    init(json body: SecureBytes, origin: String) throws(VaultError) {
+        let parsed = body.withUnsafeBytes { bytes in
+            Result { () throws(VaultError) in try Self(json: bytes, origin: origin) }
+        }
+        self = try parsed.get()
+    }
+
+    private init(json bytes: UnsafeRawBufferPointer, origin: String) throws(VaultError) {
         func fail(_ reason: String) -> VaultError { VaultError(.usage, "\(origin): \(reason)") }
-        guard case .object(let members)? = try? JSONValue.parse(bytes) else {
+        guard let document = try? JSONValue.parse(bytes) else {
+            throw fail("not a JSON object (expected an RFC 6749 token response with access_token)")
+        }
+        defer { document.wipeStrings() }
+        guard case .object(let members) = document else {
             throw fail("not a JSON object (expected an RFC 6749 token response with access_token)")
         }
         var accessToken: SecureBytes?
