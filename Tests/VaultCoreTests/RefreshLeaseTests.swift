@@ -141,7 +141,10 @@ struct RefreshLeaseTests {
         let used: any SecretStore = throughFallback ? FallbackStore(primary: store, fallback: MemoryStore()) : store
         let vault = Vault(
             store: used, now: { clock.now },
-            tokens: TokenSettings(lockDirectory: root.path, commandEnvironment: [:], endpoint: endpoint))
+            tokens: TokenSettings(
+                lockDirectory: root.path, commandEnvironment: [:], endpoint: endpoint,
+                // As a machine that did not store the token (VAULT_REFRESH_ORIGINS).
+                approval: RefreshApproval(directory: nil, origins: ["https://auth.example"])))
         let client = OAuthClientConfiguration(tokenURL: "https://auth.example/token", clientID: "cli")
         try vault.setLiving(
             name, token: SecureBytes("access-1".utf8), expires: clock.now.adding(seconds: 600),
