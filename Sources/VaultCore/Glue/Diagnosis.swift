@@ -23,18 +23,7 @@ public struct Diagnosis {
     }
 
     /// The rule that picked the chosen backend.
-    public enum Reason: Sendable, Equatable {
-        /// `auto`, and a vault file was named (by option or variable).
-        case fileNamed
-        /// `auto`, and a Secret Service answers.
-        case secretServiceAnswers
-        /// `auto`, and there is no Secret Service, so the file.
-        case noSecretService
-        /// `auto`, and a Secret Service is there but cannot be used now: vault still uses it.
-        case secretServiceUnusable
-        /// The backend was asked for by name: by option when `byOption`, else by variable.
-        case requested(BackendKind, byOption: Bool)
-    }
+    public typealias Reason = ResolvedBackend.Reason
 
     public var backends: [Backend]
     /// The backend the current options and environment select.
@@ -58,7 +47,7 @@ public struct Diagnosis {
         } else {
             file.detail += " (not created yet; the first 'vault set' creates it)"
         }
-        file.detail += "; unlock with \(Self.unlockSource(factory.environment))"
+        file.detail += "; unlock with \(Self.unlockSource(factory))"
 
         var secretService = Backend(
             kind: .secretService, usable: true, detail: "a Secret Service answers on the session bus")
@@ -88,25 +77,14 @@ public struct Diagnosis {
         backends = [file, secretService]
         if let openbao = Self.openbao(factory) { backends.append(openbao) }
 
-        let requested = try factory.requestedBackend()
-        chosen = try factory.resolvedBackend(probe: probe)
-        switch requested {
-        case .auto where factory.options.file != nil || factory.environment["VAULT_FILE"]?.isEmpty == false:
-            reason = .fileNamed
-        case .auto:
-            switch probe {
-            case .usable: reason = .secretServiceAnswers
-            case .absent: reason = .noSecretService
-            case .unusable: reason = .secretServiceUnusable
-            }
-        default:
-            reason = .requested(requested, byOption: factory.options.backend != nil)
-        }
+        let resolved = try factory.resolvedBackend(probe: probe)
+        chosen = resolved.kind
+        reason = resolved.reason
     }
 
     /// The OpenBao backend, when it is chosen or BAO_ADDR/VAULT_ADDR names a server.
     private static func openbao(_ factory: StoreFactory) -> Backend? {
-        let named = ["BAO_ADDR", "VAULT_ADDR"].contains { factory.environment[$0]?.isEmpty == false }
+        let named = ["BAO_ADDR", "VAULT_ADDR"].contains { factory.value($0) != nil }
         guard named || (try? factory.requestedBackend()) == .openbao else { return nil }
         do throws(VaultError) {
             let (usable, detail) = try factory.makeOpenBaoStore().diagnose()
@@ -125,8 +103,8 @@ public struct Diagnosis {
         return keys == 1 ? "1 age public key" : "\(keys) age public keys"
     }
 
-    private static func unlockSource(_ environment: [String: String]) -> String {
-        for name in VaultVariables.unlock where environment[name]?.isEmpty == false {
+    private static func unlockSource(_ factory: StoreFactory) -> String {
+        for name in VaultVariables.unlock where factory.value(name) != nil {
             return name
         }
         return "a passphrase typed at the terminal (none of \(VaultVariables.unlock.joined(separator: ", ")) is set)"
