@@ -20,6 +20,8 @@ public struct Configuration: Sendable {
     public let hasDisplay: Bool
     /// `DBUS_SESSION_BUS_ADDRESS`, when set.
     public let sessionBusAddress: String?
+    /// The proxy variables (`https_proxy`, `no_proxy`...), for every HTTP client the glue makes.
+    let proxies: HTTPProxy.Variables
     /// `VAULT_TIMEOUT`, parsed once; its usage error is thrown where a timeout is needed, so a
     /// command that waits for nothing never fails on it.
     let timeout: Result<Double, VaultError>
@@ -48,6 +50,7 @@ public struct Configuration: Sendable {
         self.atTerminal = atTerminal
         self.hasDisplay = value("DISPLAY") != nil || value("WAYLAND_DISPLAY") != nil
         self.sessionBusAddress = value("DBUS_SESSION_BUS_ADDRESS")
+        self.proxies = HTTPProxy.Variables(environment: environment)
         self.timeout = Self.seconds(
             value("VAULT_TIMEOUT"), default: Self.defaultTimeout, variable: "VAULT_TIMEOUT", example: "2.5")
         self.promptTimeout = Self.seconds(

@@ -39,7 +39,7 @@ extension StoreFactory {
     /// OAuth over the HTTP layer (libcurl is loaded only when a request is sent), with proxies
     /// from this environment and `VAULT_TIMEOUT` for each exchange.
     private func oauthClient() throws(VaultError) -> OAuthClient {
-        OAuthClient(http: HTTPClient(HTTPClient.Configuration(environment: environment)), timeout: try timeout())
+        OAuthClient(http: HTTPClient(HTTPClient.Configuration(proxies: configuration.proxies)), timeout: try timeout())
     }
 
     /// Whether a variable holds a vault's key material or names a file holding it
