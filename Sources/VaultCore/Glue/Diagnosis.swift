@@ -47,7 +47,7 @@ public struct Diagnosis {
         } else {
             file.detail += " (not created yet; the first 'vault set' creates it)"
         }
-        file.detail += "; unlock with \(Self.unlockSource(factory))"
+        file.detail += "; unlock with \(Self.unlockSource(factory.environment))"
 
         var secretService = Backend(
             kind: .secretService, usable: true, detail: "a Secret Service answers on the session bus")
@@ -103,8 +103,8 @@ public struct Diagnosis {
         return keys == 1 ? "1 age public key" : "\(keys) age public keys"
     }
 
-    private static func unlockSource(_ factory: StoreFactory) -> String {
-        for name in VaultVariables.unlock where factory.value(name) != nil {
+    private static func unlockSource(_ environment: [String: String]) -> String {
+        for name in VaultVariables.unlock where environment[name]?.isEmpty == false {
             return name
         }
         return "a passphrase typed at the terminal (none of \(VaultVariables.unlock.joined(separator: ", ")) is set)"
