@@ -23,18 +23,20 @@ enum CommandLineTool {
             if parsed.help {
                 var text = HelpText.forCommand(command)
                 if command.name == "rm",
-                    let note = StoreFactory(options: parsed.global, environment: environment(), prompt: nil)
-                        .deletionNote()
+                    let note = StoreFactory(
+                        options: parsed.global, configuration: ProcessEnvironment.configuration(environment()),
+                        prompt: nil
+                    ).deletionNote()
                 {
                     text += "\n" + note
                 }
                 StandardIO.print(text)
                 return ExitStatus.success
             }
-            let environment = environment()
+            let configuration = ProcessEnvironment.configuration(environment())
             let factory = StoreFactory(
-                options: parsed.global, environment: environment,
-                prompt: Terminal.passphrasePrompt(allowed: !VaultVariables.forbidsPrompts(environment)))
+                options: parsed.global, configuration: configuration,
+                prompt: Terminal.passphrasePrompt(allowed: configuration.allowsPrompts))
             return try command.run(Invocation(commandLine: parsed, factory: factory))
         } catch {
             StandardIO.error(error.wording)

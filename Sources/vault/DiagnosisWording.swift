@@ -9,6 +9,11 @@ extension Diagnosis.Backend {
     }
 }
 
+extension Diagnosis {
+    /// The line `doctor` ends with: the backend chosen and the rule that chose it.
+    var chosenLine: String { "chosen: \(chosen.rawValue) (\(reason.wording))" }
+}
+
 extension Diagnosis.Reason {
     /// The rule that picked the backend, naming the options and variables that change it.
     var wording: String {

@@ -23,6 +23,29 @@ enum ProcessEnvironment {
         return result
     }
 
+    /// The glue's configuration of `environment` (``all()``), with the tool's answer to whether a
+    /// person can answer prompts: standard input and standard error are terminals. The library
+    /// never asks `isatty` itself.
+    static func configuration(_ environment: [String: String]) -> Configuration {
+        Configuration(
+            environment: environment, atTerminal: StandardIO.isTerminal(0) && StandardIO.isTerminal(2))
+    }
+
+    /// The entries of `environ` as they are (bytes kept exactly, for a child process), less those
+    /// whose name is one of `names`. Names are compared as bytes: split as Characters, `NAME=`
+    /// followed by a combining mark is one grapheme, and the entry would not be recognised.
+    static func entries(dropping names: [String]) -> [UnsafeMutablePointer<CChar>?] {
+        let dropped = names.map { Array($0.utf8) }
+        var entries: [UnsafeMutablePointer<CChar>?] = []
+        var entry = environ
+        while let pointer = entry.pointee {
+            let name = Self.name(of: pointer)
+            if !dropped.contains(where: { $0.elementsEqual(name) }) { entries.append(pointer) }
+            entry += 1
+        }
+        return entries
+    }
+
     /// The name of an `environ` entry: its bytes up to the first `=` byte (all of them without one).
     ///
     /// Never split an entry as `Character`s: `NAME=` followed by a combining mark is one grapheme,

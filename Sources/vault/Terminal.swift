@@ -8,7 +8,7 @@ import VaultCore
 /// Asks questions on the controlling terminal (`/dev/tty`) with echo off.
 ///
 /// Never asks when there is no terminal or when prompts are not `allowed` (the glue's
-/// ``StoreFactory/allowsPrompts``: `CI` is set): the caller gets `nil` and fails with a message
+/// ``Configuration/allowsPrompts``: `CI` is on): the caller gets `nil` and fails with a message
 /// that names the environment variables to set instead.
 enum Terminal {
     /// Reads one line without echo, after printing `message` on the terminal.

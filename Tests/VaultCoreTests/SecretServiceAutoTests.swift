@@ -30,7 +30,7 @@ struct SecretServiceAutoTests {
                 print("\(condition ? "ok" : "FAIL") \(what) \(detail)")
                 ok = ok && condition
             }
-            check("auto resolves to secret-service", (try? auto.resolvedBackend()) == .secretService)
+            check("auto resolves to secret-service", (try? auto.resolvedBackend())?.kind == .secretService)
             let present = try SecretName(service: "vault-test-auto", account: "present")
             let absent = try SecretName(service: "vault-test-auto", account: "absent")
             let record = SecretRecord(

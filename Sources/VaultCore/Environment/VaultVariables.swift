@@ -90,7 +90,7 @@ public enum VaultVariables {
             VaultVariable("VAULT_ALLOW_HTTP", "1: allow plain http token endpoints and BAO_ADDR on other machines"),
             VaultVariable("XDG_DATA_HOME", "where the default vault file lives"),
             VaultVariable("HOME", "where the default vault file lives without XDG_DATA_HOME"),
-            VaultVariable("CI", "when set (not 0 or false), vault never asks on the terminal"),
+            VaultVariable("CI", "when set (not empty, 0 or false), vault never prompts and opens no dialog"),
             VaultVariable(
                 "XDG_STATE_HOME",
                 "where written headers, refresh approvals (and, without XDG_RUNTIME_DIR, journals) are kept"),
@@ -109,15 +109,4 @@ public enum VaultVariables {
 
     /// The names of the variables that must never reach a child process.
     public static let keyMaterial: [String] = all.filter(\.isKeyMaterial).map(\.name)
-
-    /// Whether `environment` forbids asking on the terminal: `CI` set to anything but ``, `0` or `false`.
-    public static func forbidsPrompts(_ environment: [String: String]) -> Bool {
-        guard let ci = environment["CI"] else { return false }
-        return !ci.isEmpty && ci != "false" && ci != "0"
-    }
-}
-
-extension StoreFactory {
-    /// Whether vault may ask on the terminal (see ``VaultVariables/forbidsPrompts(_:)``).
-    public var allowsPrompts: Bool { !VaultVariables.forbidsPrompts(environment) }
 }

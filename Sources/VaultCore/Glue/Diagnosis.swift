@@ -23,18 +23,7 @@ public struct Diagnosis {
     }
 
     /// The rule that picked the chosen backend.
-    public enum Reason: Sendable, Equatable {
-        /// `auto`, and a vault file was named (by option or variable).
-        case fileNamed
-        /// `auto`, and a Secret Service answers.
-        case secretServiceAnswers
-        /// `auto`, and there is no Secret Service, so the file.
-        case noSecretService
-        /// `auto`, and a Secret Service is there but cannot be used now: vault still uses it.
-        case secretServiceUnusable
-        /// The backend was asked for by name: by option when `byOption`, else by variable.
-        case requested(BackendKind, byOption: Bool)
-    }
+    public typealias Reason = ResolvedBackend.Reason
 
     public var backends: [Backend]
     /// The backend the current options and environment select.
@@ -88,25 +77,14 @@ public struct Diagnosis {
         backends = [file, secretService]
         if let openbao = Self.openbao(factory) { backends.append(openbao) }
 
-        let requested = try factory.requestedBackend()
-        chosen = try factory.resolvedBackend(probe: probe)
-        switch requested {
-        case .auto where factory.options.file != nil || factory.environment["VAULT_FILE"]?.isEmpty == false:
-            reason = .fileNamed
-        case .auto:
-            switch probe {
-            case .usable: reason = .secretServiceAnswers
-            case .absent: reason = .noSecretService
-            case .unusable: reason = .secretServiceUnusable
-            }
-        default:
-            reason = .requested(requested, byOption: factory.options.backend != nil)
-        }
+        let resolved = try factory.resolvedBackend(probe: probe)
+        chosen = resolved.kind
+        reason = resolved.reason
     }
 
     /// The OpenBao backend, when it is chosen or BAO_ADDR/VAULT_ADDR names a server.
     private static func openbao(_ factory: StoreFactory) -> Backend? {
-        let named = ["BAO_ADDR", "VAULT_ADDR"].contains { factory.environment[$0]?.isEmpty == false }
+        let named = ["BAO_ADDR", "VAULT_ADDR"].contains { factory.value($0) != nil }
         guard named || (try? factory.requestedBackend()) == .openbao else { return nil }
         do throws(VaultError) {
             let (usable, detail) = try factory.makeOpenBaoStore().diagnose()

@@ -12,8 +12,8 @@ extension StoreFactory {
     /// Secret Service (`auto`, `--backend`, `VAULT_FALLBACK`, `migrate`) first checks that GLib
     /// would find one already running.
     func sessionBusProblem() -> VaultError? {
-        if value("DBUS_SESSION_BUS_ADDRESS") != nil { return nil }
-        if let runtime = value("XDG_RUNTIME_DIR"), Self.isOwnSocket(runtime + "/bus") { return nil }
+        if configuration.sessionBusAddress != nil { return nil }
+        if let runtime = configuration.folders.runtime, Self.isOwnSocket(runtime + "/bus") { return nil }
         return VaultError(
             .unavailable,
             "no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set and there is no $XDG_RUNTIME_DIR/bus); "
@@ -46,7 +46,9 @@ extension StoreFactory {
     /// what is deleted (KeePassXC's Recycle Bin), or nil. Asks the bus only when the backend
     /// is, or `auto` resolves to, the Secret Service.
     public func deletionNote() -> String? {
-        guard (try? resolvedBackend()) == .secretService, secretServiceProvider() == .keePassXC else { return nil }
+        guard (try? resolvedBackend())?.kind == .secretService, secretServiceProvider() == .keePassXC else {
+            return nil
+        }
         return "The Secret Service here is KeePassXC: rm moves entries to the database's Recycle Bin (when it is "
             + "on), so a removed value stays in the database until the bin is emptied.\n"
     }
@@ -66,30 +68,25 @@ extension StoreFactory {
     }
 
     /// The default of ``promptTimeout()``, in seconds.
-    public static let defaultPromptTimeout = 120.0
+    public static let defaultPromptTimeout = Configuration.defaultPromptTimeout
 
     /// Seconds to wait for a person at the provider's unlock dialog when someone can answer it
-    /// (standard input and error are terminals, a display is set, `CI` is not):
-    /// `VAULT_PROMPT_TIMEOUT`, else ``defaultPromptTimeout``. Nil elsewhere: then vault only
-    /// unlocks what unlocks without asking anyone, and fails at once otherwise.
+    /// (``Configuration/canAnswerDialogs``): `VAULT_PROMPT_TIMEOUT`, else
+    /// ``defaultPromptTimeout``. Nil elsewhere: then vault only unlocks what unlocks without
+    /// asking anyone, and fails at once otherwise.
     func promptTimeout() throws(VaultError) -> Double? {
-        guard isatty(0) == 1, isatty(2) == 1, value("CI") == nil,
-            value("DISPLAY") != nil || value("WAYLAND_DISPLAY") != nil
-        else { return nil }
-        guard let text = value("VAULT_PROMPT_TIMEOUT") else { return Self.defaultPromptTimeout }
-        guard let seconds = Double(text), seconds > 0, seconds <= 3600 else {
-            throw VaultError(.usage, "VAULT_PROMPT_TIMEOUT is '\(text)'; give seconds between 0 and 3600, e.g. 120")
-        }
-        return seconds
+        guard configuration.canAnswerDialogs else { return nil }
+        return try configuration.promptTimeout.get()
     }
 
     /// The lock file vault's Secret Service writers share: in `$XDG_RUNTIME_DIR`, else in the
     /// user's cache folder; nil if neither is known.
     func secretServiceWriteLock() -> String? {
+        let folders = configuration.folders
         let file = "/vault/secret-service.lock"
-        if let runtime = value("XDG_RUNTIME_DIR"), runtime.hasPrefix("/") { return runtime + file }
-        if let cache = value("XDG_CACHE_HOME"), cache.hasPrefix("/") { return cache + file }
-        if let home = value("HOME"), home.hasPrefix("/") { return home + "/.cache" + file }
+        if let runtime = folders.runtime { return runtime + file }
+        if let cache = folders.cache { return cache + file }
+        if let home = folders.home, home.hasPrefix("/") { return home + "/.cache" + file }
         return nil
     }
 

@@ -63,13 +63,13 @@ extension StoreFactory {
             }
             let approle = first("BAO_APPROLE_MOUNT", "VAULT_APPROLE_MOUNT")?.value ?? "approle"
             var cacheFile: String?
-            if let runtime = first("XDG_RUNTIME_DIR")?.value, runtime.hasPrefix("/") {
+            if let runtime = configuration.folders.vaultRuntime {
                 let key = Self.fingerprint(addresses.joined(separator: ",") + "\n" + approle + "\n" + role.value)
-                cacheFile = runtime + "/vault/openbao-token-" + key
+                cacheFile = runtime + "/openbao-token-" + key
             }
             return .appRole(roleID: role.value, secretID: secretID, mount: approle, cacheFile: cacheFile)
         }
-        if let home = first("HOME")?.value {
+        if let home = configuration.folders.home {
             let path = home + "/.vault-token"
             if FileSystem.exists(path) {
                 var bytes = try FileSystem.readPrivate(path, what: "token file")
@@ -114,9 +114,9 @@ extension StoreFactory {
         var mount = first("BAO_JWT_MOUNT", "VAULT_JWT_MOUNT")?.value ?? "jwt"
         while mount.hasSuffix("/") { mount.removeLast() }
         var cachePrefix: String?
-        if let runtime = first("XDG_RUNTIME_DIR")?.value, runtime.hasPrefix("/") {
+        if let runtime = configuration.folders.vaultRuntime {
             let key = Self.fingerprint(addresses.joined(separator: ",") + "\n" + mount + "\n" + (role?.value ?? ""))
-            cachePrefix = runtime + "/vault/openbao-jwt-" + key
+            cachePrefix = runtime + "/openbao-jwt-" + key
         }
         return OpenBaoJWTLogin(role: role?.value, mount: mount, source: source, cachePrefix: cachePrefix)
     }

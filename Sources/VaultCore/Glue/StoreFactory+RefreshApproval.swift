@@ -31,10 +31,7 @@ extension StoreFactory {
     }
 
     /// vault's configuration folder: `$XDG_CONFIG_HOME/vault`, or `~/.config/vault`.
-    func configDirectory() -> String? {
-        if let config = value("XDG_CONFIG_HOME"), config.hasPrefix("/") { return config + "/vault" }
-        return value("HOME").map { $0 + "/.config/vault" }
-    }
+    func configDirectory() -> String? { configuration.folders.vaultConfig }
 }
 
 extension Substring {

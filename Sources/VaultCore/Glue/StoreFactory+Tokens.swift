@@ -4,7 +4,7 @@ extension StoreFactory {
     /// the environment a refresh command runs with, and the OAuth client refreshes use.
     public func tokenSettings() throws(VaultError) -> TokenSettings {
         var skew = TokenSettings.defaultRefreshSkew
-        if let text = environment["VAULT_REFRESH_SKEW"], !text.isEmpty {
+        if let text = value("VAULT_REFRESH_SKEW") {
             guard let seconds = Int64(text), seconds >= 0, seconds <= 366 * 86_400 else {
                 throw VaultError(.usage, "VAULT_REFRESH_SKEW is '\(text)'; give whole seconds from 0, e.g. 60")
             }
@@ -12,21 +12,22 @@ extension StoreFactory {
         }
         let directory: String?
         let journalDirectory: String?
-        if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") {
-            directory = runtime + "/vault"
-            journalDirectory = directory
+        if let runtime = configuration.folders.vaultRuntime {
+            directory = runtime
+            journalDirectory = runtime
         } else {
             directory = (try? filePath()).map { FileSystem.directory(of: $0) }
             // The journal holds secrets: never beside a vault file that may be shared or synced.
             journalDirectory = stateDirectory()
         }
+        let wait = try timeout()
         let environment = self.environment
         var settings = TokenSettings(
             refreshSkew: skew, lockDirectory: directory, journalDirectory: journalDirectory,
-            storeRetryBudget: try timeout(),
+            storeRetryBudget: wait,
             commandEnvironment: environment.filter { !Self.holdsKeyMaterial($0.key) }, endpoint: try oauthClient(),
             approval: try refreshApproval())
-        settings.waitLimit = try timeout()
+        settings.waitLimit = wait
         return settings
     }
 
@@ -38,7 +39,7 @@ extension StoreFactory {
     /// OAuth over the HTTP layer (libcurl is loaded only when a request is sent), with proxies
     /// from this environment and `VAULT_TIMEOUT` for each exchange.
     private func oauthClient() throws(VaultError) -> OAuthClient {
-        OAuthClient(http: HTTPClient(HTTPClient.Configuration(environment: environment)), timeout: try timeout())
+        OAuthClient(http: HTTPClient(HTTPClient.Configuration(proxies: configuration.proxies)), timeout: try timeout())
     }
 
     /// Whether a variable holds a vault's key material or names a file holding it

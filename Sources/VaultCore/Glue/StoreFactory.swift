@@ -3,20 +3,34 @@ public import VaultAge
 /// The glue: the only code that reads environment variables and builds stores.
 ///
 /// Everything else in the library takes its dependencies as arguments. Precedence is always
-/// command-line option, then environment variable, then default.
+/// command-line option, then environment variable, then default. The environment is read once,
+/// into ``Configuration``; the methods here read that value.
 public struct StoreFactory {
     public let options: GlobalOptions
-    public let environment: [String: String]
+    /// The environment, read once.
+    public let configuration: Configuration
     private let prompt: PassphrasePrompt?
 
     /// The Secret Service timeout used when `VAULT_TIMEOUT` is not set, in seconds.
-    public static let defaultTimeout = 5.0
+    public static let defaultTimeout = Configuration.defaultTimeout
 
-    public init(options: GlobalOptions, environment: [String: String], prompt: PassphrasePrompt?) {
+    public init(options: GlobalOptions, configuration: Configuration, prompt: PassphrasePrompt?) {
         self.options = options
-        self.environment = environment
+        self.configuration = configuration
         self.prompt = prompt
     }
+
+    /// Reads `environment` into a ``Configuration`` with no person at a terminal (what tests and
+    /// scripts see).
+    public init(options: GlobalOptions, environment: [String: String], prompt: PassphrasePrompt?) {
+        self.init(options: options, configuration: Configuration(environment: environment), prompt: prompt)
+    }
+
+    /// The environment as the tool read it (what child processes inherit).
+    public var environment: [String: String] { configuration.environment }
+
+    /// Whether vault may ask on the terminal (``Configuration/allowsPrompts``).
+    public var allowsPrompts: Bool { configuration.allowsPrompts }
 
     func value(_ name: String) -> String? {
         guard let value = environment[name], !value.isEmpty else { return nil }
@@ -46,8 +60,8 @@ public struct StoreFactory {
     /// or `~/.local/share/vault/vault.age`.
     public func filePath() throws(VaultError) -> String {
         if let path = options.file ?? value("VAULT_FILE") { return path }
-        if let data = value("XDG_DATA_HOME"), data.hasPrefix("/") { return data + "/vault/vault.age" }
-        guard let home = value("HOME") else {
+        if let data = configuration.folders.data { return data + "/vault/vault.age" }
+        guard let home = configuration.folders.home else {
             throw VaultError(.usage, "HOME is not set", remedy: .nameVaultFile)
         }
         return home + "/.local/share/vault/vault.age"
@@ -55,11 +69,7 @@ public struct StoreFactory {
 
     /// Seconds to wait for the Secret Service: `VAULT_TIMEOUT`, else ``defaultTimeout``.
     public func timeout() throws(VaultError) -> Double {
-        guard let text = value("VAULT_TIMEOUT") else { return Self.defaultTimeout }
-        guard let seconds = Double(text), seconds > 0, seconds <= 3600 else {
-            throw VaultError(.usage, "VAULT_TIMEOUT is '\(text)'; give seconds between 0 and 3600, e.g. 2.5")
-        }
-        return seconds
+        try configuration.timeout.get()
     }
 
     /// The scrypt work factor (log2 N) for new passphrase vaults: `VAULT_SCRYPT_WORK_FACTOR`, else 18.
@@ -73,19 +83,24 @@ public struct StoreFactory {
 
     /// Resolves `auto`: the file when a file was named (`--file`, `VAULT_FILE`); else the Secret
     /// Service when a provider is there, usable or not (a locked keyring is exit 4, never a silent
-    /// switch to the file); else the file.
-    public func resolvedBackend() throws(VaultError) -> BackendKind {
+    /// switch to the file); else the file. Says which rule chose it.
+    public func resolvedBackend() throws(VaultError) -> ResolvedBackend {
         try resolvedBackend(probe: nil)
     }
 
     /// As ``resolvedBackend()``, with the Secret Service already probed (or `nil` to probe).
-    func resolvedBackend(probe: SecretServiceProbe?) throws(VaultError) -> BackendKind {
+    func resolvedBackend(probe: SecretServiceProbe?) throws(VaultError) -> ResolvedBackend {
         let requested = try requestedBackend()
-        guard requested == .auto else { return requested }
-        if options.file != nil || value("VAULT_FILE") != nil { return .file }
+        guard requested == .auto else {
+            return ResolvedBackend(requested, .requested(requested, byOption: options.backend != nil))
+        }
+        if options.file != nil || value("VAULT_FILE") != nil { return ResolvedBackend(.file, .fileNamed) }
         _ = try timeout()  // a bad VAULT_TIMEOUT is a usage error, not a reason to fall back to the file
-        if case .absent = probe ?? secretServiceProbe() { return .file }
-        return .secretService
+        switch probe ?? secretServiceProbe() {
+        case .usable: return ResolvedBackend(.secretService, .secretServiceAnswers)
+        case .unusable: return ResolvedBackend(.secretService, .secretServiceUnusable)
+        case .absent: return ResolvedBackend(.file, .noSecretService)
+        }
     }
 
     /// Why the Secret Service cannot be used, or `nil` if it can.
@@ -99,7 +114,7 @@ public struct StoreFactory {
     /// Builds the store for the resolved backend; with `VAULT_FALLBACK` set, a ``FallbackStore``
     /// that moves secrets from the store it names into that one as they are read.
     public func makeStore() throws(VaultError) -> any SecretStore {
-        let current = BackendSpec(try resolvedBackend())
+        let current = BackendSpec(try resolvedBackend().kind)
         let store = try makeStore(current, keyPrefix: "VAULT_")
         guard let fallback = try fallbackStore(current: current) else { return store }
         return FallbackStore(primary: store, fallback: fallback)
@@ -119,10 +134,7 @@ public struct StoreFactory {
 
     /// vault's state folder: `$XDG_STATE_HOME/vault`, or `~/.local/state/vault`; nil when neither
     /// can be found.
-    func stateDirectory() -> String? {
-        if let state = value("XDG_STATE_HOME"), state.hasPrefix("/") { return state + "/vault" }
-        return value("HOME").map { $0 + "/.local/state/vault" }
-    }
+    func stateDirectory() -> String? { configuration.folders.vaultState }
 
     /// The key material named by `<prefix>IDENTITY`, `<prefix>IDENTITY_FILE`, `<prefix>PASSPHRASE`,
     /// `<prefix>PASSPHRASE_FILE`, in that order, else the terminal prompt.

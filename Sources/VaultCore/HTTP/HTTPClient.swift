@@ -18,8 +18,8 @@ struct HTTPClient: Sendable {
         var caFile: String?
         /// Turns certificate verification off (the caller warns about it).
         var skipVerify = false
-        /// The environment the proxy variables are read from: the glue's, not the process's.
-        var environment: [String: String] = [:]
+        /// The proxies, as the glue read them.
+        var proxies = HTTPProxy.Variables()
         /// The most response body bytes accepted.
         var maxBodyLength = 64 << 20
         /// Seconds a connection may take to be made, when less than the time left before the
@@ -29,12 +29,12 @@ struct HTTPClient: Sendable {
         var connectTimeout: Double?
 
         init(
-            caFile: String? = nil, skipVerify: Bool = false, environment: [String: String] = [:],
+            caFile: String? = nil, skipVerify: Bool = false, proxies: HTTPProxy.Variables = HTTPProxy.Variables(),
             maxBodyLength: Int = 64 << 20
         ) {
             self.caFile = caFile
             self.skipVerify = skipVerify
-            self.environment = environment
+            self.proxies = proxies
             self.maxBodyLength = maxBodyLength
         }
     }
@@ -86,7 +86,7 @@ struct HTTPClient: Sendable {
             throw HTTPError(.timeout, server: server, reason: "no time left before the deadline")
         }
         let connectMilliseconds = configuration.connectTimeout.map { Int(($0 * 1000).rounded(.up)) } ?? 0
-        let proxy = HTTPProxy(environment: configuration.environment, url: request.url)
+        let proxy = HTTPProxy(configuration.proxies, url: request.url)
         var result = CVaultHTTP_Result()
         let headerLines = request.headers.map { "\($0.name): \($0.value)" }
         withCStrings(headerLines) { headers in

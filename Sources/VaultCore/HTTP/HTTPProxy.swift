@@ -1,20 +1,26 @@
-/// The proxy for one URL, chosen from the environment the glue was given (not the process's), by
-/// libcurl's rules: `http_proxy` (lower case only, as curl: `HTTP_PROXY` can be set by a CGI
-/// request) for http, `https_proxy`/`HTTPS_PROXY` for https, then `all_proxy`/`ALL_PROXY`;
-/// `no_proxy`/`NO_PROXY` lists hosts that bypass it (libcurl matches them).
+/// The proxy for one URL, chosen by libcurl's rules from the proxy variables the glue read
+/// (``Variables``; `Glue/ProxyVariables.swift` reads them): the scheme's own proxy, then the
+/// proxy for all; `noProxy` lists hosts that bypass it (libcurl matches them).
 struct HTTPProxy: Equatable {
+    /// The proxy variables, as the glue read them from its configuration (never the process's).
+    struct Variables: Sendable, Equatable {
+        /// The proxy for http URLs.
+        var http: String?
+        /// The proxy for https URLs.
+        var https: String?
+        /// The proxy for both, when the scheme has none.
+        var all: String?
+        /// Hosts reached without a proxy.
+        var noProxy: String?
+    }
+
     var proxy: String?
     var noProxy: String?
 
-    init(environment: [String: String], url: String) {
-        func value(_ name: String) -> String? {
-            guard let value = environment[name], !value.isEmpty else { return nil }
-            return value
-        }
+    init(_ variables: Variables, url: String) {
         let https = url.lowercased().hasPrefix("https:")
-        let specific = https ? value("https_proxy") ?? value("HTTPS_PROXY") : value("http_proxy")
-        proxy = specific ?? value("all_proxy") ?? value("ALL_PROXY")
-        noProxy = value("no_proxy") ?? value("NO_PROXY")
+        proxy = (https ? variables.https : variables.http) ?? variables.all
+        noProxy = variables.noProxy
     }
 }
 

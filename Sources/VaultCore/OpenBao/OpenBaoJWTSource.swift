@@ -82,7 +82,7 @@ extension OpenBaoJWTSource {
             target += (url.contains("?") ? "&" : "?") + "audience=" + HTTPForm.pathSegment(audience)
         }
         let client = HTTPClient(
-            HTTPClient.Configuration(environment: configuration.environment, maxBodyLength: 1 << 20))
+            HTTPClient.Configuration(proxies: configuration.proxies, maxBodyLength: 1 << 20))
         let bearer = requestToken.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
         let request = HTTPRequest(
             method: "GET", url: target,

@@ -73,16 +73,7 @@ enum ProcessImage {
     static func replace(
         with arguments: [String], setting variables: [(variable: String, value: [UInt8])], removing: [String]
     ) -> Int32 {
-        // Names are compared as bytes: split as Characters, `NAME=` followed by a combining mark
-        // is one grapheme, and the entry would not be recognised.
-        let dropped = (removing + variables.map(\.variable)).map { Array($0.utf8) }
-        var envp: [UnsafeMutablePointer<CChar>?] = []
-        var entry = environ
-        while let pointer = entry.pointee {
-            let name = ProcessEnvironment.name(of: pointer)
-            if !dropped.contains(where: { $0.elementsEqual(name) }) { envp.append(pointer) }
-            entry += 1
-        }
+        var envp = ProcessEnvironment.entries(dropping: removing + variables.map(\.variable))
         var added: [UnsafeMutableBufferPointer<UInt8>] = []
         for (variable, value) in variables {
             let bytes = Array(variable.utf8) + [UInt8(ascii: "=")] + value + [0]

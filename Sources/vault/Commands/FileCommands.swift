@@ -15,7 +15,7 @@ extension CommandSpec {
         options: RecipientOptions.specs(passphrase: "encrypt to a passphrase"),
         run: { (invocation) throws(VaultError) in
             _ = try invocation.operands(0...0)
-            guard try invocation.factory.resolvedBackend() == .file else {
+            guard try invocation.factory.resolvedBackend().kind == .file else {
                 throw VaultError(.usage, "'vault init' creates a vault file; use --backend file")
             }
             let store = try invocation.factory.makeFileStore()
@@ -45,7 +45,7 @@ extension CommandSpec {
         options: RecipientOptions.specs(passphrase: "encrypt to a new passphrase"),
         run: { (invocation) throws(VaultError) in
             _ = try invocation.operands(0...0)
-            guard try invocation.factory.resolvedBackend() == .file else {
+            guard try invocation.factory.resolvedBackend().kind == .file else {
                 throw VaultError(
                     .usage,
                     "'vault rekey' re-encrypts a vault file; the Secret Service has its own keys (use --backend file)")

@@ -46,7 +46,7 @@ extension CommandSpec {
                 let name = backend.kind.rawValue.padding(to: 16)
                 text += "\(name)\(backend.usable ? "usable    " : "unusable  ")\(backend.wording)\n"
             }
-            text += "chosen: \(report.chosen.rawValue) (\(report.reason.wording))\n"
+            text += report.chosenLine + "\n"
             StandardIO.print(text)
             return report.chosenUsable ? ExitStatus.success : ExitStatus.of(.unavailable)
         })

@@ -29,7 +29,7 @@ extension CommandSpec {
             if let account = try invocation.operands(0...1).first {
                 return try trustRefresh(invocation, name: try invocation.factory.name(account))
             }
-            guard try invocation.factory.resolvedBackend() != .secretService else {
+            guard try invocation.factory.resolvedBackend().kind != .secretService else {
                 throw VaultError(
                     .usage,
                     "'vault trust' without NAME is about a vault file's recipients; use --backend file, or give NAME")

@@ -64,9 +64,10 @@ enum HelperRole {
 
     /// Builds the store the way `vault` does for the same options and environment.
     static func store(_ options: GlobalOptions, environment: [String: String]) throws(VaultError) -> any SecretStore {
-        try StoreFactory(
-            options: options, environment: environment,
-            prompt: Terminal.passphrasePrompt(allowed: !VaultVariables.forbidsPrompts(environment))
+        let configuration = ProcessEnvironment.configuration(environment)
+        return try StoreFactory(
+            options: options, configuration: configuration,
+            prompt: Terminal.passphrasePrompt(allowed: configuration.allowsPrompts)
         ).makeStore()
     }
 }

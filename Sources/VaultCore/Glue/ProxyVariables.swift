@@ -1,0 +1,34 @@
+/// The glue's reading of the proxy variables, by libcurl's rules.
+extension HTTPProxy.Variables {
+    /// `http_proxy` (lower case only, as curl: `HTTP_PROXY` can be set by a CGI request) for
+    /// http, `https_proxy`/`HTTPS_PROXY` for https, then `all_proxy`/`ALL_PROXY`;
+    /// `no_proxy`/`NO_PROXY`. Empty counts as unset.
+    init(environment: [String: String]) {
+        func value(_ name: String) -> String? {
+            guard let value = environment[name], !value.isEmpty else { return nil }
+            return value
+        }
+        self.init(
+            http: value("http_proxy"), https: value("https_proxy") ?? value("HTTPS_PROXY"),
+            all: value("all_proxy") ?? value("ALL_PROXY"), noProxy: value("no_proxy") ?? value("NO_PROXY"))
+    }
+}
+
+extension HTTPProxy {
+    /// The proxy `environment` gives for `url` (the glue's reading, then libcurl's choice).
+    init(environment: [String: String], url: String) {
+        self.init(Variables(environment: environment), url: url)
+    }
+}
+
+extension HTTPClient.Configuration {
+    /// A configuration whose proxies are read from `environment`.
+    init(
+        caFile: String? = nil, skipVerify: Bool = false, environment: [String: String],
+        maxBodyLength: Int = 64 << 20
+    ) {
+        self.init(
+            caFile: caFile, skipVerify: skipVerify, proxies: HTTPProxy.Variables(environment: environment),
+            maxBodyLength: maxBodyLength)
+    }
+}
