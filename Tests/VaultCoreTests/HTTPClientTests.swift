@@ -147,7 +147,8 @@ struct HTTPClientTests {
     func proxyFromGivenEnvironment() throws {
         let server = try HTTPTestServer.shared()
         // Through the test server as an HTTP proxy: the name never resolves, the proxy answers.
-        let proxied = HTTPClient(HTTPClient.Configuration(environment: ["http_proxy": server.base]))
+        let proxied = HTTPClient(
+            HTTPClient.Configuration(proxies: HTTPProxy.Variables(environment: ["http_proxy": server.base])))
         let json = try send(HTTPRequest(method: "GET", url: "http://vault-proxy-test.invalid/echo/p"), client: proxied)
             .json()
         #expect(json["path"]?.string == "http://vault-proxy-test.invalid/echo/p")

@@ -20,15 +20,3 @@ extension HTTPProxy {
         self.init(Variables(environment: environment), url: url)
     }
 }
-
-extension HTTPClient.Configuration {
-    /// A configuration whose proxies are read from `environment`.
-    init(
-        caFile: String? = nil, skipVerify: Bool = false, environment: [String: String],
-        maxBodyLength: Int = 64 << 20
-    ) {
-        self.init(
-            caFile: caFile, skipVerify: skipVerify, proxies: HTTPProxy.Variables(environment: environment),
-            maxBodyLength: maxBodyLength)
-    }
-}

@@ -37,7 +37,7 @@ extension StoreFactory {
         let mount = first("BAO_KV_MOUNT", "VAULT_KV_MOUNT")?.value ?? "secret"
         let skip = first("BAO_SKIP_VERIFY", "VAULT_SKIP_VERIFY").map { Self.isTrue($0.value) } ?? false
         let http = HTTPClient.Configuration(
-            caFile: first("BAO_CACERT", "VAULT_CACERT")?.value, skipVerify: skip, environment: environment)
+            caFile: first("BAO_CACERT", "VAULT_CACERT")?.value, skipVerify: skip, proxies: configuration.proxies)
         return OpenBaoSettings(
             addresses: addresses, credentials: try openBaoCredentials(addresses: addresses, mount: mount), mount: mount,
             timeout: try timeout(), http: http)
