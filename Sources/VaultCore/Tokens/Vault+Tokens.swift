@@ -225,8 +225,9 @@ extension Vault {
     }
 
     /// Writes a refreshed token and its companion, retrying for ``TokenSettings/storeRetryBudget``
-    /// seconds, then removes `journal`. If the store still fails, the error says the token is kept
-    /// for the next read (when `journal` holds it), and the journal stays. A companion another
+    /// seconds, then removes `journal`. If the store still fails, the error's remedy says the token
+    /// is kept for the next read (``VaultError/Remedy/nextGetStores(account:after:)``, when
+    /// `journal` holds it), and the journal stays. A companion another
     /// machine changed since `version` was read is a conflict: the journal is stale then.
     private func storeRetrying(
         _ token: SecretRecord, companion: TokenCompanion, version: Int?, journal: RefreshJournal?,
