@@ -27,6 +27,33 @@ extension VaultError {
         case bindVariable(account: String)
         /// The Secret Service cannot be used here: the file backend needs none.
         case useFileBackend
+        /// The token server rejected the refresh token of `account`: log in again to get a new one.
+        case logInAgain(account: String)
+        /// The token `account` has no refresh token (or no token endpoint): log in to get one.
+        case logIn(account: String)
+        /// The refresh settings stored beside a token are damaged: log in again, or store the
+        /// token again.
+        case storeTokenAgain
+        /// The client secret `name` a token's refresh needs is not stored: store it.
+        case storeClientSecret(name: String)
+        /// The refresh of `account` was not approved on this machine, or its target changed: look
+        /// at what it would send where, then approve it for this machine; when `orListOrigin`, listing
+        /// the token endpoint's origin among the machine's trusted origins approves it too.
+        case trustRefresh(account: String, orListOrigin: Bool)
+        /// The vault file's recipients changed since this user last wrote it: check who changed
+        /// them, then trust the new header.
+        case trustHeader
+        /// A vault file exists already: change its keys by rekeying it, not by creating it again.
+        case rekey
+        /// The Secret Service provider answered in a way vault does not expect: run the diagnosis,
+        /// and report it (to the provider when `toProvider`: it sent a malformed answer).
+        case diagnoseAndReport(toProvider: Bool)
+        /// The Secret Service failed for a reason vault cannot tell: retry, or run the diagnosis.
+        case retryOrDiagnose
+        /// Storing a refreshed token of `account` failed, but the token is kept (in the refresh
+        /// journal): once `after` (the store failure's own remedy, if any) is done, the next read
+        /// of `account` stores it.
+        indirect case nextGetStores(account: String, after: Remedy?)
     }
 }
 

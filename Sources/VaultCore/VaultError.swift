@@ -29,7 +29,8 @@ public struct VaultError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// The kind of failure.
     public let code: Code
-    /// A one-line, human-readable reason, never containing a secret nor a command-line flag.
+    /// A one-line, human-readable reason, never containing a secret, a command-line flag nor a
+    /// `vault` command (the tool words the ``remedy``).
     public let message: String
     /// What the caller can do about it, if the library knows.
     public let remedy: Remedy?

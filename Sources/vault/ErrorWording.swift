@@ -36,6 +36,23 @@ extension VaultError {
         case .bindOneExplicitly: return "; bind one of them with --env VAR=NAME"
         case .bindVariable(let account): return "; bind it with --env VAR=\(account)"
         case .useFileBackend: return ", or use --backend file"
+        case .logInAgain(let account): return "; run 'vault oauth login \(account)' again"
+        case .logIn(let account): return "; run 'vault oauth login \(account)'"
+        case .storeTokenAgain: return "; run 'vault oauth login' or 'vault set' again"
+        case .storeClientSecret(let name): return "; store it with 'vault set \(name)'"
+        case .trustRefresh(let account, let orListOrigin):
+            return ": check it with 'vault show \(account)', then run 'vault trust \(account)'"
+                + (orListOrigin ? " or list its origin in VAULT_REFRESH_ORIGINS" : "")
+        case .trustHeader: return ": check who changed it, then run 'vault trust'"
+        case .rekey: return "; use 'vault rekey' to change its keys"
+        case .diagnoseAndReport(toProvider: true): return "; run 'vault doctor' and report it to the provider"
+        case .diagnoseAndReport(toProvider: false): return "; run 'vault doctor' and report it"
+        case .retryOrDiagnose: return "; retry, or run 'vault doctor'"
+        case .nextGetStores(let account, let after):
+            // The store failure's own remedy comes first, where its message left off: it is what
+            // lets the next read store the kept token.
+            return (after.map(Self.wording(of:)) ?? "")
+                + "; the refreshed token of '\(account)' is kept and will be stored by the next 'vault get \(account)'"
         }
     }
 }

@@ -23,6 +23,8 @@ struct SecretServiceReplyShapeTests {
         #expect(errors.split(separator: "\n").count == 1, "\(errors)")
         #expect(errors.hasPrefix("vault: "), "\(errors)")
         #expect(errors.contains(method) && errors.contains("wrong shape"), "\(errors)")
+        // The library's remedy, in the tool's words.
+        #expect(errors.hasSuffix("); run 'vault doctor' and report it to the provider"), "\(errors)")
         #expect(!errors.contains("CRITICAL") && !errors.contains("GLib"), "\(errors)")
         #expect(!errors.contains("fake value"), "\(errors)")
     }

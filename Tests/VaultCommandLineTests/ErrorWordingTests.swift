@@ -35,4 +35,72 @@ struct ErrorWordingTests {
             VaultError(.expired, "'a' expired", remedy: .allowExpired).wording
                 == "'a' expired; set a new value, or use --allow-expired")
     }
+
+    @Test("remedies that are vault commands: the lines the library used to word itself")
+    func commandRemedies() {
+        let cases: [(String, VaultError.Remedy, String)] = [
+            (
+                "the token server rejected the refresh token of 'gh' (invalid_grant)", .logInAgain(account: "gh"),
+                "the token server rejected the refresh token of 'gh' (invalid_grant); run 'vault oauth login gh' again"
+            ),
+            ("'gh' cannot be refreshed", .logIn(account: "gh"), "'gh' cannot be refreshed; run 'vault oauth login gh'"),
+            (
+                "the refresh settings of 'gh' are damaged", .storeTokenAgain,
+                "the refresh settings of 'gh' are damaged; run 'vault oauth login' or 'vault set' again"
+            ),
+            (
+                "the client secret 'gh.cs' is not in the vault", .storeClientSecret(name: "gh.cs"),
+                "the client secret 'gh.cs' is not in the vault; store it with 'vault set gh.cs'"
+            ),
+            (
+                "'d' is not refreshed: r; nothing was sent", .trustRefresh(account: "d", orListOrigin: false),
+                "'d' is not refreshed: r; nothing was sent: check it with 'vault show d', then run 'vault trust d'"
+            ),
+            (
+                "'d' is not refreshed: r; nothing was sent", .trustRefresh(account: "d", orListOrigin: true),
+                "'d' is not refreshed: r; nothing was sent: check it with 'vault show d', then run 'vault trust d'"
+                    + " or list its origin in VAULT_REFRESH_ORIGINS"
+            ),
+            (
+                "the recipients of /v.age changed since you last wrote it (x); new secrets would go to them too, "
+                    + "so writes stop", .trustHeader,
+                "the recipients of /v.age changed since you last wrote it (x); new secrets would go to them too, "
+                    + "so writes stop: check who changed it, then run 'vault trust'"
+            ),
+            (
+                "a vault already exists at /v.age", .rekey,
+                "a vault already exists at /v.age; use 'vault rekey' to change its keys"
+            ),
+            (
+                "the Secret Service provider sent an answer of the wrong shape while reading 'x' (m)",
+                .diagnoseAndReport(toProvider: true),
+                "the Secret Service provider sent an answer of the wrong shape while reading 'x' (m); "
+                    + "run 'vault doctor' and report it to the provider"
+            ),
+            (
+                "the Secret Service provider refused vault's request while reading 'x'",
+                .diagnoseAndReport(toProvider: false),
+                "the Secret Service provider refused vault's request while reading 'x'; run 'vault doctor' and report it"
+            ),
+            (
+                "the Secret Service failed while reading 'x': m", .retryOrDiagnose,
+                "the Secret Service failed while reading 'x': m; retry, or run 'vault doctor'"
+            ),
+            (
+                "the keyring did not answer", .nextGetStores(account: "gh", after: nil),
+                "the keyring did not answer; the refreshed token of 'gh' is kept and will be stored by the next "
+                    + "'vault get gh'"
+            ),
+            // The store failure's own remedy stays where its message ends.
+            (
+                "the recipients of /v.age changed (x); so writes stop",
+                .nextGetStores(account: "gh", after: .trustHeader),
+                "the recipients of /v.age changed (x); so writes stop: check who changed it, then run 'vault trust'; "
+                    + "the refreshed token of 'gh' is kept and will be stored by the next 'vault get gh'"
+            ),
+        ]
+        for (message, remedy, line) in cases {
+            #expect(VaultError(.other, message, remedy: remedy).wording == line)
+        }
+    }
 }

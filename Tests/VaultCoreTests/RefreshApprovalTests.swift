@@ -90,7 +90,8 @@ struct RefreshApprovalTests {
             Issue.record("a planted companion was refreshed")
         } catch {
             #expect(error.code == .damaged)
-            #expect(error.message.contains("vault trust deploy") && error.message.contains("https://attacker.example"))
+            #expect(error.remedy == .trustRefresh(account: "deploy", orListOrigin: false))
+            #expect(error.message.contains("https://attacker.example"))
             #expect(!error.message.contains("/token"))
         }
         #expect(requests == 0)

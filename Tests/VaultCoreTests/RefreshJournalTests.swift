@@ -21,12 +21,14 @@ struct RefreshJournalTests {
     final class FailingStore: SecretStore {
         let inner = MemoryStore()
         var failures = 0
+        /// The remedy the failing writes' error carries.
+        var remedy: VaultError.Remedy?
         var label: String { "failing" }
         func read(_ name: SecretName) throws(VaultError) -> SecretRecord? { try inner.read(name) }
         func write(_ record: SecretRecord) throws(VaultError) {
             if failures > 0 {
                 failures -= 1
-                throw VaultError(.unavailable, "the keyring did not answer in time")
+                throw VaultError(.unavailable, "the keyring did not answer in time", remedy: remedy)
             }
             try inner.write(record)
         }
@@ -87,8 +89,8 @@ struct RefreshJournalTests {
             Issue.record("a refresh whose store write failed succeeded")
         } catch {
             #expect(error.code == .unavailable)
-            #expect(error.message.contains("the keyring did not answer in time"), "\(error.message)")
-            #expect(error.message.contains("kept and will be stored by the next 'vault get gh'"), "\(error.message)")
+            #expect(error.message == "the keyring did not answer in time", "\(error.message)")
+            #expect(error.remedy == .nextGetStores(account: "gh", after: store.remedy))
             #expect(!error.message.contains("access-2") && !error.message.contains("refresh-2"))
         }
         store.failures = 0
@@ -111,6 +113,13 @@ struct RefreshJournalTests {
         clock.advance(700)
         #expect(try token() == "access-3")
         #expect(requests == ["refresh-1", "refresh-2"])
+    }
+
+    @Test("the store failure's own remedy stays, before the next read stores the kept token")
+    func failureRemedyKept() throws {
+        store.remedy = .retryOrDiagnose
+        try failedRefresh()
+        #expect(try token() == "access-2")
     }
 
     @Test("a store write that fails once is retried within the budget; the journal is removed")

@@ -9,7 +9,7 @@ import VaultTestSupport
 /// command-line tool words the remedy with its flags (`Sources/vault/ErrorWording.swift`).
 @Suite("Library errors carry remedies as data")
 struct VaultErrorRemedyTests {
-    private static let epoch = Timestamp(secondsSince1970: 0)
+    static let epoch = Timestamp(secondsSince1970: 0)
 
     private static func record(_ account: String, _ value: [UInt8], expires: Timestamp? = nil) throws -> SecretRecord {
         SecretRecord(
@@ -17,12 +17,14 @@ struct VaultErrorRemedyTests {
             metadata: SecretMetadata(created: epoch, updated: epoch, expires: expires))
     }
 
-    /// Runs `body`, which must fail, and returns its error after checking it names no flag.
-    private static func failure(_ body: () throws(VaultError) -> Void) -> VaultError? {
+    /// Runs `body`, which must fail, and returns its error after checking it names no flag, no
+    /// variable and no `vault` command.
+    static func failure(_ body: () throws(VaultError) -> Void) -> VaultError? {
         do throws(VaultError) {
             try body()
         } catch {
             #expect(!error.message.contains("--"), "\(error.message)")
+            #expect(!error.description.contains("'vault "), "\(error.description)")
             #expect(!error.description.contains("--"), "\(error.description)")
             #expect(!error.message.contains("VAULT_"), "\(error.message)")
             return error

@@ -19,9 +19,8 @@ extension FileStore {
         do {
             try trust.verify(header: header, types: types, path: target)
         } catch {
-            throw VaultError(
-                error.code, "'\(name.account)' is not refreshed, nothing was sent: \(error.message)", errno: error.errno
-            )
+            // The header's remedy (trust it) stays with the error.
+            throw error.withMessage("'\(name.account)' is not refreshed, nothing was sent: \(error.message)")
         }
     }
 }

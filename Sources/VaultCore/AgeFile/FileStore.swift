@@ -69,7 +69,7 @@ public final class FileStore: SecretStore {
         let lock = try lockForWriting()
         defer { withExtendedLifetime(lock) {} }
         guard !FileSystem.exists(lock.path) else {
-            throw VaultError(.conflict, "a vault already exists at \(path); use 'vault rekey' to change its keys")
+            throw VaultError(.conflict, "a vault already exists at \(path)", remedy: .rekey)
         }
         let (file, envelope) = try ageCall { () throws(AgeError) in
             try Age.encryptReturningEnvelope(VaultDocument.encode([]), to: recipients)

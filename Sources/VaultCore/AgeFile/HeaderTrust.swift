@@ -47,7 +47,7 @@ public struct HeaderTrust: Sendable {
         throw VaultError(
             .damaged,
             "the recipients of \(path) changed since you last wrote it (\(Self.change(from: record.types, to: types))); "
-                + "new secrets would go to them too, so writes stop: check who changed it, then run 'vault trust'")
+                + "new secrets would go to them too, so writes stop", remedy: .trustHeader)
     }
 
     /// What changed between two headers' stanza types, for the message.

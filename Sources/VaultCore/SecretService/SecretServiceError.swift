@@ -132,7 +132,7 @@ extension VaultError {
             return VaultError(
                 .other,
                 "the Secret Service provider sent an answer of the wrong shape while \(action) "
-                    + "(\(oneLine(error.message))); run 'vault doctor' and report it to the provider")
+                    + "(\(oneLine(error.message)))", remedy: .diagnoseAndReport(toProvider: true))
         }
         if isVanished(error) {
             return VaultError(.other, "an item went away while \(action) (another program changed the keyring); retry")
@@ -140,11 +140,12 @@ extension VaultError {
         if remote?.name == "org.freedesktop.DBus.Error.InvalidArgs" {
             return VaultError(
                 .other,
-                "the Secret Service provider refused vault's request while \(action)\(remote?.said ?? ""); "
-                    + "run 'vault doctor' and report it")
+                "the Secret Service provider refused vault's request while \(action)\(remote?.said ?? "")",
+                remedy: .diagnoseAndReport(toProvider: false))
         }
         let said = remote.map { $0.said ?? " (\($0.name))" } ?? ": \(oneLine(error.message))"
-        return VaultError(.other, "the Secret Service failed while \(action)\(said); retry, or run 'vault doctor'")
+        return VaultError(
+            .other, "the Secret Service failed while \(action)\(said)", remedy: .retryOrDiagnose)
     }
 
     /// Whether the error says the object at a path no longer exists: gnome-keyring answers

@@ -77,8 +77,8 @@ struct OAuthClient: TokenEndpoint {
         case "invalid_grant":
             throw VaultError(
                 .cannotUnlock,
-                "the token server rejected the refresh token of '\(name.account)' (invalid_grant); "
-                    + "run 'vault oauth login \(name.account)' again")
+                "the token server rejected the refresh token of '\(name.account)' (invalid_grant)",
+                remedy: .logInAgain(account: name.account))
         case "invalid_client", "unauthorized_client":
             throw VaultError(
                 .cannotUnlock,

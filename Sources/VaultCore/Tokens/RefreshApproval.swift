@@ -117,14 +117,13 @@ public struct RefreshApproval: Sendable {
             if case .oauth(let client) = companion.source { try checkTransport(client.tokenURL, of: name) }
         case .notApproved(let reason):
             throw VaultError(
-                .damaged,
-                "'\(account)' is not refreshed: \(reason); \(nothing): check it with 'vault show \(account)', then run 'vault trust \(account)'"
-                    + (listable(companion, for: name) ? " or list its origin in VAULT_REFRESH_ORIGINS" : ""))
+                .damaged, "'\(account)' is not refreshed: \(reason); \(nothing)",
+                remedy: .trustRefresh(account: account, orListOrigin: listable(companion, for: name)))
         case .changed(let change):
             throw VaultError(
                 .damaged,
-                "'\(account)' is not refreshed: its refresh target changed since it was approved on this machine (\(change)); \(nothing): check it with 'vault show \(account)', then run 'vault trust \(account)'"
-            )
+                "'\(account)' is not refreshed: its refresh target changed since it was approved on this machine (\(change)); \(nothing)",
+                remedy: .trustRefresh(account: account, orListOrigin: false))
         }
     }
 

@@ -109,8 +109,7 @@ extension TokenCompanion {
     /// Reads the stored form back; a companion vault cannot read is reported as damaged.
     init(decoding bytes: [UInt8], name: SecretName) throws(VaultError) {
         let damaged = VaultError(
-            .damaged,
-            "the refresh settings of '\(name.account)' are damaged; run 'vault oauth login' or 'vault set' again")
+            .damaged, "the refresh settings of '\(name.account)' are damaged", remedy: .storeTokenAgain)
         guard case .object(let members)? = try? JSONValue.parse(bytes) else { throw damaged }
         var text: [String: String] = [:]
         var refreshToken: SecureBytes?

@@ -168,7 +168,7 @@ extension Vault {
             // settings made without one (tests of command refreshes).
             guard let endpoint = settings.endpoint, let refreshToken = companion.refreshToken else {
                 throw VaultError(
-                    .expired, "'\(name.account)' cannot be refreshed; run 'vault oauth login \(name.account)'")
+                    .expired, "'\(name.account)' cannot be refreshed", remedy: .logIn(account: name.account))
             }
             let secret = try clientSecret(client, service: name.service, snapshot: snapshot)
             return try endpoint.refresh(client, refreshToken: refreshToken, clientSecret: secret, name: name)
@@ -187,7 +187,7 @@ extension Vault {
         guard let record = found else {
             throw VaultError(
                 .notFound,
-                "the client secret '\(secretName)' is not in the vault; store it with 'vault set \(secretName)'")
+                "the client secret '\(secretName)' is not in the vault", remedy: .storeClientSecret(name: secretName))
         }
         return record.value
     }
@@ -225,8 +225,9 @@ extension Vault {
     }
 
     /// Writes a refreshed token and its companion, retrying for ``TokenSettings/storeRetryBudget``
-    /// seconds, then removes `journal`. If the store still fails, the error says the token is kept
-    /// for the next read (when `journal` holds it), and the journal stays. A companion another
+    /// seconds, then removes `journal`. If the store still fails, the error's remedy says the token
+    /// is kept for the next read (``VaultError/Remedy/nextGetStores(account:after:)``, when
+    /// `journal` holds it), and the journal stays. A companion another
     /// machine changed since `version` was read is a conflict: the journal is stale then.
     private func storeRetrying(
         _ token: SecretRecord, companion: TokenCompanion, version: Int?, journal: RefreshJournal?,
@@ -250,11 +251,11 @@ extension Vault {
                     continue
                 }
                 guard journal != nil else { throw error }
-                let account = token.name.account
+                // The store's failure stays as it is; that the token is kept, and what stores
+                // it, is the remedy (after the failure's own remedy, which lets it be stored).
                 throw VaultError(
-                    error.code,
-                    "\(error.message); the refreshed token of '\(account)' is kept and will be stored by the next 'vault get \(account)'",
-                    remedy: error.remedy, errno: error.errno)
+                    error.code, error.message, input: error.input,
+                    remedy: .nextGetStores(account: token.name.account, after: error.remedy), errno: error.errno)
             }
         }
     }

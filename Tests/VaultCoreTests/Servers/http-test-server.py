@@ -5,6 +5,7 @@ Listens on 127.0.0.1:PORT (the first argument) and answers:
   /echo/...          200, a JSON object: the method, path, headers, the body (base64) and the
                      client's port (which tells connections apart)
   /status/N          status N with the body "status N"
+  /oauth-error/CODE  400 with an OAuth error body {"error": "CODE"} (RFC 6749 section 5.2)
   /redirect          307 with Location: /echo/redirected
   /hang              accepts the request and never answers
   /bytes/N           200 with N bytes 0..255 repeated
@@ -44,6 +45,8 @@ class Handler(BaseHTTPRequestHandler):
         elif path.startswith("/status/"):
             code = int(path.split("/")[2])
             self.send(code, b"status %d" % code, "text/plain")
+        elif path.startswith("/oauth-error/"):
+            self.send(400, json.dumps({"error": path.split("/")[2]}).encode(), "application/json")
         elif path == "/redirect":
             self.send(307, b"", "text/plain", [("Location", "/echo/redirected")])
         elif path == "/hang":
