@@ -5,7 +5,7 @@ import VaultTestSupport
 
 @testable import VaultCore
 
-/// The refresh lease of the OpenBao store (OpenBao/OpenBaoStore+Lease.swift) against a real dev
+/// The refresh lease of the OpenBao store (Backends/OpenBao/OpenBaoStore+Lease.swift) against a real dev
 /// server: check-and-set takes and releases, the lease's place beside the token and out of every
 /// listing, and the companion's check-and-set write.
 @Suite("OpenBao refresh lease")

@@ -11,7 +11,7 @@ import VaultTestSupport
 
 /// The folders and files vault keeps beside a living token (refresh locks, journals, a cached
 /// OpenBao login) and the files `inject -o` writes: whose they are, who may open them, and how
-/// long a lock is waited for (System/PrivateFile.swift, System/FileLock.swift).
+/// long a lock is waited for (Support/System/PrivateFile.swift, Support/System/FileLock.swift).
 @Suite("Private folders, other users' files and lock waits")
 struct PrivateFolderTests {
     /// A uid no one on a test machine has.

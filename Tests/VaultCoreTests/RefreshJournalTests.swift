@@ -10,7 +10,7 @@ import VaultTestSupport
     import Glibc
 #endif
 
-/// The refresh journal (Tokens/RefreshJournal.swift): a store write that fails after the server
+/// The refresh journal (Features/Tokens/RefreshJournal.swift): a store write that fails after the server
 /// rotated the refresh token loses nothing. Against the rotating endpoint double of
 /// ``LivingTokenTests``, which rejects every refresh token but the latest, as real servers do.
 @Suite("Refresh journal")

@@ -6,7 +6,7 @@ import VaultTestSupport
 
 @testable import VaultCore
 
-/// The refresh lease's coordinator (Tokens/RefreshLease.swift) against an in-memory lease store:
+/// The refresh lease's coordinator (Features/Tokens/RefreshLease.swift) against an in-memory lease store:
 /// who may take a lease, how a waiter ends, and that waiting polls with growing pauses.
 @Suite("Refresh lease")
 struct RefreshLeaseTests {

@@ -64,7 +64,7 @@ extension StoreFactory {
             let approle = first("BAO_APPROLE_MOUNT", "VAULT_APPROLE_MOUNT")?.value ?? "approle"
             var cacheFile: String?
             if let runtime = configuration.folders.vaultRuntime {
-                let key = Self.fingerprint(addresses.joined(separator: ",") + "\n" + approle + "\n" + role.value)
+                let key = Digest.hex(addresses.joined(separator: ",") + "\n" + approle + "\n" + role.value, bytes: 8)
                 cacheFile = runtime + "/openbao-token-" + key
             }
             return .appRole(roleID: role.value, secretID: secretID, mount: approle, cacheFile: cacheFile)
@@ -115,20 +115,9 @@ extension StoreFactory {
         while mount.hasSuffix("/") { mount.removeLast() }
         var cachePrefix: String?
         if let runtime = configuration.folders.vaultRuntime {
-            let key = Self.fingerprint(addresses.joined(separator: ",") + "\n" + mount + "\n" + (role?.value ?? ""))
+            let key = Digest.hex(addresses.joined(separator: ",") + "\n" + mount + "\n" + (role?.value ?? ""), bytes: 8)
             cachePrefix = runtime + "/openbao-jwt-" + key
         }
         return OpenBaoJWTLogin(role: role?.value, mount: mount, source: source, cachePrefix: cachePrefix)
-    }
-
-    /// FNV-1a (64 bits) in hex: names the token cache after the server and role, not a secret.
-    private static func fingerprint(_ text: String) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in text.utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x100_0000_01b3
-        }
-        let hex = String(hash, radix: 16)
-        return String(repeating: "0", count: 16 - hex.count) + hex
     }
 }

@@ -125,7 +125,7 @@ struct RefreshLease {
             // No lock file to share: a site of its own, never matched.
             identity += Array(String(UInt64.random(in: .min ... .max)).utf8)
         }
-        return identity.withUnsafeBytes { RefreshLock.fingerprint($0) }
+        return identity.withUnsafeBytes { Digest.hex($0, bytes: 16) }
     }
 
     static func nowMilliseconds() -> Int64 {

@@ -35,7 +35,7 @@ struct RefreshApprovalRecord: Equatable {
 
     private init(target: Target) { self.target = target }
 
-    static func digest(_ text: String) -> String { HeaderRecord.digest(Array(text.utf8)) }
+    static func digest(_ text: String) -> String { Digest.hex(text) }
 
     /// The file of `name` in `store`: the digest of both, so that one store's approval never
     /// approves another's token of the same name.

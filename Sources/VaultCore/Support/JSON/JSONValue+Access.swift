@@ -1,5 +1,5 @@
 /// Writing JSON and reading members: what HTTP request and response bodies need on top of the
-/// parser in Transfer/JSONValue.swift.
+/// parser in JSONValue.swift.
 extension JSONValue {
     /// The member `key` of an object, or nil (also for anything that is not an object).
     subscript(key: String) -> JSONValue? {

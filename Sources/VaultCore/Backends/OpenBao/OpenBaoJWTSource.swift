@@ -41,19 +41,16 @@ extension OpenBaoJWTSource {
     /// request token and the endpoint and audience it asks for (so a job finds its own login
     /// without asking the endpoint).
     func cacheKey(localJWT: SecureBytes?) -> String {
-        var hasher = SHA256()
-        hasher.update(data: Array("vault openbao jwt cache\n".utf8))
-        switch self {
-        case .value, .file:
-            localJWT?.withUnsafeBytes { hasher.update(bufferPointer: $0) }
-        case .actions(let url, let requestToken, let audience):
-            hasher.update(data: Array("actions\n\(url)\n\(audience ?? "")\n".utf8))
-            requestToken.withUnsafeBytes { hasher.update(bufferPointer: $0) }
+        Digest.hex(bytes: 16) { hasher in
+            hasher.update(data: Array("vault openbao jwt cache\n".utf8))
+            switch self {
+            case .value, .file:
+                localJWT?.withUnsafeBytes { hasher.update(bufferPointer: $0) }
+            case .actions(let url, let requestToken, let audience):
+                hasher.update(data: Array("actions\n\(url)\n\(audience ?? "")\n".utf8))
+                requestToken.withUnsafeBytes { hasher.update(bufferPointer: $0) }
+            }
         }
-        return hasher.finalize().prefix(16).map { byte in
-            let hex = String(byte, radix: 16)
-            return byte < 16 ? "0" + hex : hex
-        }.joined()
     }
 
     /// The JWT for a login: the local one, or one asked of the Actions endpoint.

@@ -38,7 +38,7 @@ public struct HeaderTrust: Sendable {
     /// Throws `.damaged` if `header` is not the one remembered for the vault file `path` (symbolic
     /// links resolved); remembers it if nothing is remembered yet.
     func verify(header: [UInt8], types: [StanzaType], path: String) throws(VaultError) {
-        let digest = HeaderRecord.digest(header)
+        let digest = Digest.hex(header)
         guard let record = try record(for: path) else {
             try remember(Record(digests: [digest], types: types), for: path)
             return
@@ -61,7 +61,7 @@ public struct HeaderTrust: Sendable {
     /// Remembers `header` as the one this user wrote (or accepted) for the vault file `path`,
     /// keeping `previous` trusted too (a rekey in progress).
     func remember(header: [UInt8], types: [StanzaType], previous: [UInt8]? = nil, path: String) throws(VaultError) {
-        let digests = [HeaderRecord.digest(header)] + (previous.map { [HeaderRecord.digest($0)] } ?? [])
+        let digests = [Digest.hex(header)] + (previous.map { [Digest.hex($0)] } ?? [])
         try remember(Record(digests: digests, types: types), for: path)
     }
 
@@ -78,7 +78,7 @@ public struct HeaderTrust: Sendable {
     /// The record's name: the digest of the vault file's absolute path, symbolic links resolved,
     /// so that a relative `--file` names the same record from any folder.
     private func recordName(for path: String) -> String {
-        HeaderRecord.digest(Array(FileSystem.canonicalPath(path).utf8))
+        Digest.hex(FileSystem.canonicalPath(path))
     }
 
     func record(for path: String) throws(VaultError) -> Record? {

@@ -1,4 +1,5 @@
 import VaultAge
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -25,7 +26,7 @@ struct RefreshJournal {
 
     /// One refresh's outcome: the new token, its companion, and the token it replaced.
     struct Entry {
-        /// ``RefreshLock/fingerprint(_:)`` of the access token the refresh replaced. The entry
+        /// the first 16 bytes of the SHA-256 (``Digest``) of the access token the refresh replaced. The entry
         /// applies only while the store still holds that token: once it holds another (this
         /// entry's, or one a later login or `set` stored), the entry is stale. A hash, not a
         /// time, because stores keep times to the second.

@@ -201,7 +201,7 @@ extension Vault {
         var kept: RefreshJournal?
         if let journal {
             let entry = RefreshJournal.Entry(
-                replaces: old.value.withUnsafeBytes { RefreshLock.fingerprint($0) }, token: token, companion: companion)
+                replaces: old.value.withUnsafeBytes { Digest.hex($0, bytes: 16) }, token: token, companion: companion)
             if (try? journal.write(entry)) != nil { kept = journal }
         }
         try storeRetrying(token, companion: companion, version: version, journal: kept, settings: settings)
@@ -214,7 +214,7 @@ extension Vault {
         _ journal: RefreshJournal, over current: SecretRecord, snapshot: TokenSnapshot, settings: TokenSettings
     ) throws(VaultError) -> SecretRecord? {
         guard let entry = journal.read(current.name) else { return nil }
-        guard entry.replaces == current.value.withUnsafeBytes({ RefreshLock.fingerprint($0) }) else {
+        guard entry.replaces == current.value.withUnsafeBytes({ Digest.hex($0, bytes: 16) }) else {
             journal.remove()
             return nil
         }

@@ -1,4 +1,3 @@
-import Crypto
 import VaultAge
 
 #if canImport(Glibc)
@@ -20,21 +19,14 @@ enum HeaderRecord {
         let digests = String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isWhitespace).map(String.init)
         guard !digests.isEmpty, digests.allSatisfy({ $0.utf8.count == 64 }) else { return false }
         guard let header = try? Age.header(of: file) else { return true }
-        return !digests.contains(digest(header))
+        return !digests.contains(Digest.hex(header))
     }
 
     /// Records a new header before the file that carries it is renamed into place. The previous
     /// digest stays listed, so a crash between the two steps never makes an intact file look damaged.
     static func record(header: [UInt8], previousFile: [UInt8]?, lock: FileLock) throws(VaultError) {
-        var digests = [digest(header)]
-        if let previousFile, let previous = try? Age.header(of: previousFile) { digests.append(digest(previous)) }
+        var digests = [Digest.hex(header)]
+        if let previousFile, let previous = try? Age.header(of: previousFile) { digests.append(Digest.hex(previous)) }
         try lock.replaceContents(Array((digests.joined(separator: "\n") + "\n").utf8))
-    }
-
-    static func digest(_ header: [UInt8]) -> String {
-        SHA256.hash(data: header).map { byte in
-            let hex = String(byte, radix: 16)
-            return byte < 16 ? "0" + hex : hex
-        }.joined()
     }
 }

@@ -1,4 +1,5 @@
 import VaultAge
+
 #if canImport(Glibc)
     import Glibc
 #endif

@@ -1,5 +1,3 @@
-import Crypto
-
 /// The lock that makes one refresh at a time per token, across processes.
 ///
 /// One file per store and name under ``TokenSettings/lockDirectory``, named by a hash so that no
@@ -23,19 +21,6 @@ enum RefreshLock {
 
     /// What names `name`'s lock and journal files: a hash of the store and the name.
     static func key(_ name: SecretName, store: any SecretStore) -> String {
-        Array("\(store.label)\u{0}\(name.service)\u{0}\(name.account)".utf8).withUnsafeBytes { fingerprint($0) }
-    }
-
-    /// The first 16 bytes of the SHA-256 of `bytes`, in hex.
-    static func fingerprint(_ bytes: UnsafeRawBufferPointer) -> String {
-        var hash = SHA256()
-        hash.update(bufferPointer: bytes)
-        let hex = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        for byte in hash.finalize().prefix(16) {
-            out.append(hex[Int(byte >> 4)])
-            out.append(hex[Int(byte & 0x0F)])
-        }
-        return String(decoding: out, as: UTF8.self)
+        Digest.hex("\(store.label)\u{0}\(name.service)\u{0}\(name.account)", bytes: 16)
     }
 }
