@@ -33,6 +33,23 @@ struct RefreshApprovalEndToEndTests {
         try vault.run(["set", "deploy2", "--expires-in", "30s"], stdin: Array("plain-deploy2".utf8)).expectSuccess()
     }
 
+    /// Plants an OAuth companion aimed at a listener over `deploy` and a command companion over
+    /// `deploy2`, through `plant`, then expects both reads refused.
+    static func plantBothAndExpectRefused(
+        _ vault: VaultRunner, plant: (String, String) throws -> Void,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let listener = try SilentListener()
+        let marker = vault.path("command-ran")
+        try plant("deploy", Self.oauthCompanion(listener))
+        try plant("deploy2", Self.commandCompanion(marker))
+        try expectRefused(
+            vault, "deploy", listener: listener, marker: marker, plain: "plain-deploy", sourceLocation: sourceLocation)
+        try expectRefused(
+            vault, "deploy2", listener: listener, marker: marker, plain: "plain-deploy2",
+            sourceLocation: sourceLocation)
+    }
+
     /// A read of a token with a planted companion: exit 6 naming the remedy, nothing on stdout,
     /// nothing sent, nothing run; the plain value is still there for `--allow-expired`.
     static func expectRefused(
@@ -90,12 +107,7 @@ struct RefreshApprovalEndToEndTests {
                 ])
             #expect(put.status == 0, "\(put.stderr)")
         }
-        let listener = try SilentListener()
-        let marker = vault.path("command-ran")
-        try plant("deploy", Self.oauthCompanion(listener))
-        try plant("deploy2", Self.commandCompanion(marker))
-        try Self.expectRefused(vault, "deploy", listener: listener, marker: marker, plain: "plain-deploy")
-        try Self.expectRefused(vault, "deploy2", listener: listener, marker: marker, plain: "plain-deploy2")
+        try Self.plantBothAndExpectRefused(vault, plant: plant)
         let shown = try vault.run(["show", "deploy"])
         #expect(shown.stdoutText.contains("trusted: no"), "\(shown.stdoutText)")
     }
@@ -118,12 +130,7 @@ struct RefreshApprovalEndToEndTests {
                 input: Array(companion.utf8), environment: vault.environment)
             #expect(stored.status == 0, "\(stored.stderr)")
         }
-        let listener = try SilentListener()
-        let marker = vault.path("command-ran")
-        try plant("deploy", Self.oauthCompanion(listener))
-        try plant("deploy2", Self.commandCompanion(marker))
-        try Self.expectRefused(vault, "deploy", listener: listener, marker: marker, plain: "plain-deploy")
-        try Self.expectRefused(vault, "deploy2", listener: listener, marker: marker, plain: "plain-deploy2")
+        try Self.plantBothAndExpectRefused(vault, plant: plant)
     }
 
     @Test("age file: a team file rewritten with an added recipient stops the refresh, and so does its companion")
