@@ -131,9 +131,10 @@ uninstall:
 	done
 
 # The suites that use the Secret Service run again on KeePassXC and on KWallet
-# (Tests/with-keepassxc.sh, Tests/with-kwallet.sh: each provider starts once for its run). KWallet
-# starts as a desktop login leaves it (VAULT_TEST_KWALLET_LOGIN): its wallet open, its collection
-# reporting itself locked until the first client unlocks it.
+# (Tests/with-keepassxc.sh, Tests/with-kwallet.sh: each provider starts once for its run, unlocked).
+# The state a desktop login leaves KWallet in (its wallet opened by pamOpen, its collection
+# reporting itself locked until a client unlocks it) has its own KWallet in the main run:
+# SecretServiceUnlockTests sets, gets and reads back with secret-tool there, new and existing items.
 PROVIDER_SUITES = StoreContractTests|SecretServiceInteropTests|SecretServiceListingTests|MigrateSecretServiceTests|FallbackCommandTests|SecretServiceCommandTests
 
 # The whole suite runs inside a private D-Bus session with an unlocked gnome-keyring and a
@@ -148,7 +149,7 @@ test: test-deps test-venv
 	VAULT_BINARY="$$($(SWIFT) build --show-bin-path)/vault" VAULT_TEST_STRICT=1 VAULT_TEST_VENV=$(VENV) \
 		sh Tests/with-keepassxc.sh $(SWIFT) test --skip-build --filter '$(PROVIDER_SUITES)'
 	VAULT_BINARY="$$($(SWIFT) build --show-bin-path)/vault" VAULT_TEST_STRICT=1 VAULT_TEST_VENV=$(VENV) \
-		VAULT_TEST_KWALLET_LOGIN=1 sh Tests/with-kwallet.sh $(SWIFT) test --skip-build --filter '$(PROVIDER_SUITES)'
+		sh Tests/with-kwallet.sh $(SWIFT) test --skip-build --filter '$(PROVIDER_SUITES)'
 
 # Fuzzing with libFuzzer, which ships with the Swift toolchain (swiftc -sanitize=fuzzer). No flags
 # go into Package.swift: VaultCore and its dependencies are built with coverage in their own build

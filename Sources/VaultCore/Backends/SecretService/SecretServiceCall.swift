@@ -229,6 +229,23 @@ struct Call {
                 + "it) and retry")
     }
 
+    /// Reads a new item's secret back as ``requireStored(_:at:what:)`` does. KWallet may publish a
+    /// wallet's items anew, under new object paths, as an unlock made by another process completes:
+    /// a created item whose path went away is looked for again by its attributes (`query`), and
+    /// the one found is read back.
+    func requireCreated(_ value: SecureBytes, at path: String, query: [String: String], what: String)
+        throws(VaultError)
+    {
+        do {
+            try requireStored(value, at: path, what: what)
+        } catch {
+            guard findings.take(.vanished) else { throw error }
+            let items = try search(query)
+            guard let index = SecretServiceItems.preferred(items.map(\.candidate)) else { throw error }
+            try requireStored(value, at: items[index].path, what: what)
+        }
+    }
+
     /// Replaces the item's attributes with exactly `attributes` (one Properties.Set, no proxy).
     func setAttributes(of item: Item, _ attributes: [String: String]) throws(VaultError) {
         let table = Attributes(attributes)

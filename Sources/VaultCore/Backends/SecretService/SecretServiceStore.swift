@@ -144,7 +144,10 @@ public final class SecretServiceStore: SecretStore {
             let created = try call.createItem(
                 in: collection, service, SecretServiceItems.attributes(for: record),
                 label: SecretServiceItems.label(for: name), value: record.value)
-            if let created { try call.requireStored(record.value, at: created, what: "the value of '\(name)'") }
+            if let created {
+                try call.requireCreated(
+                    record.value, at: created, query: SecretServiceItems.query(name), what: "the value of '\(name)'")
+            }
             return nil
         }
     }
