@@ -34,7 +34,7 @@ HOME=$work "$bao" server -dev -dev-root-token-id=fleet-root -dev-listen-address=
 server=$!
 "$venv/bin/python" "$root/Tests/OAuthServer/server.py" "$oauth_port" 30 >"$work/oauth.log" 2>&1 &
 oauth=$!
-trap 'kill $server $oauth 2>/dev/null; wait $server $oauth 2>/dev/null; rm -rf "$work"' EXIT
+trap 'kill $server $oauth 2>/dev/null; wait $server $oauth 2>/dev/null || true; rm -rf "$work"' EXIT
 export BAO_ADDR=http://127.0.0.1:$bao_port BAO_TOKEN=fleet-root
 oauth_base=http://127.0.0.1:$oauth_port
 for _ in $(seq 300); do
