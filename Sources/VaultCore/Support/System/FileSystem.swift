@@ -167,7 +167,9 @@ enum FileSystem {
 
     /// ``writeAtomically(_:directory:name:)`` for secret bytes (`vault inject -o`).
     static func writeAtomically(_ bytes: SecureBytes, directory: String, name: String) throws(VaultError) {
-        try bytes.withUnsafeBytes { (raw) throws(VaultError) in try writeAtomically(raw, directory: directory, name: name) }
+        try bytes.withUnsafeBytes { (raw) throws(VaultError) in
+            try writeAtomically(raw, directory: directory, name: name)
+        }
     }
 
     static func writeAtomically(_ bytes: UnsafeRawBufferPointer, directory: String, name: String) throws(VaultError) {
