@@ -40,13 +40,6 @@ extension SecureBytes: RandomAccessCollection, MutableCollection, RangeReplaceab
         length = new
     }
 
-    /// Appends in one copy when `bytes` are contiguous, growing by doubling: the collection's
-    /// default reserves exactly what each call needs, which copies the whole value every time.
-    public mutating func append<S: Sequence>(contentsOf bytes: S) where S.Element == UInt8 {
-        let done: Void? = bytes.withContiguousStorageIfAvailable { append(contentsOf: UnsafeRawBufferPointer($0)) }
-        if done == nil { for byte in bytes { append(byte) } }
-    }
-
     public func withContiguousStorageIfAvailable<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R? {
         try withUnsafeBytes { raw in try raw.withMemoryRebound(to: UInt8.self) { try body($0) } }
     }
