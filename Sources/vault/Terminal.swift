@@ -12,7 +12,7 @@ import VaultCore
 /// that names the environment variables to set instead.
 enum Terminal {
     /// Reads one line without echo, after printing `message` on the terminal.
-    static func ask(_ message: String, allowed: Bool) throws(VaultError) -> [UInt8]? {
+    static func ask(_ message: String, allowed: Bool) throws(VaultError) -> SecureBytes? {
         guard allowed else { return nil }
         let fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
@@ -31,14 +31,13 @@ enum Terminal {
             EchoGuard.remove()
         }
         try StandardIO.write(message.utf8, to: fd)
-        var line: [UInt8] = []
-        line.reserveCapacity(4096)  // typed secrets fit, so no reallocation leaves a copy behind
+        var line = SecureBytes()
+        line.reserveCapacity(4096)  // typed secrets fit; a longer line grows, zeroing what it outgrows
         var byte: UInt8 = 0
         while true {
             guard case .success(1) = valueOrErrno({ read(fd, &byte, 1) }), byte != 0x0A else { break }
             line.append(byte)
             if line.count > Vault.maximumValueSize {
-                wipe(&line)
                 throw VaultError(.usage, "the typed value is larger than 1 MiB")
             }
         }
@@ -49,11 +48,10 @@ enum Terminal {
     /// The prompt the library uses for passphrases; asks twice when `confirm` is set.
     static func passphrasePrompt(allowed: Bool) -> PassphrasePrompt {
         return { (message: String, confirm: Bool) throws(VaultError) -> SecureBytes? in
-            guard var typed = try ask(message, allowed: allowed) else { return nil }
-            let first = SecureBytes(taking: &typed)
+            guard let first = try ask(message, allowed: allowed) else { return nil }
             if confirm {
-                guard var again = try ask("Repeat the passphrase: ", allowed: allowed) else { return nil }
-                guard first == SecureBytes(taking: &again) else {
+                guard let again = try ask("Repeat the passphrase: ", allowed: allowed) else { return nil }
+                guard first == again else {
                     throw VaultError(.cannotUnlock, "the two passphrases differ; nothing was changed")
                 }
             }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VaultAge
 import VaultTestSupport
 
 @testable import VaultCore

@@ -1,4 +1,5 @@
 import Testing
+import VaultAge
 import VaultCore
 
 /// Parsing and printing `vault://SERVICE/NAME`, and templates, against an in-memory store.

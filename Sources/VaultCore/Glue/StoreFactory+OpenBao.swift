@@ -74,7 +74,7 @@ extension StoreFactory {
             if FileSystem.exists(path) {
                 var bytes = try FileSystem.readPrivate(path, what: "token file")
                 while let last = bytes.last, last == 0x0A || last == 0x0D || last == 0x20 { bytes.removeLast() }
-                if !bytes.isEmpty { return .token(SecureBytes(taking: &bytes), origin: path) }
+                if !bytes.isEmpty { return .token(bytes, origin: path) }
             }
         }
         throw VaultError(

@@ -149,8 +149,7 @@ public struct StoreFactory {
         if let file = value(prefix + "IDENTITY_FILE") {
             let origin = "\(prefix)IDENTITY_FILE (\(file))"
             let load = Once { () throws(VaultError) -> [X25519Identity] in
-                var bytes = try FileSystem.readPrivate(file, what: "identity file")
-                defer { wipe(&bytes) }
+                let bytes = try FileSystem.readPrivate(file, what: "identity file")
                 do throws(AgeError) {
                     return try Age.parseIdentityFile(String(decoding: bytes, as: UTF8.self))
                 } catch {
@@ -170,8 +169,7 @@ public struct StoreFactory {
         if let file = value(prefix + "PASSPHRASE_FILE") {
             let origin = "\(prefix)PASSPHRASE_FILE (\(file))"
             let load = Once { () throws(VaultError) -> SecureBytes in
-                var read = try FileSystem.readPrivate(file, what: "passphrase file")
-                var bytes = SecureBytes(taking: &read)
+                var bytes = try FileSystem.readPrivate(file, what: "passphrase file")
                 if bytes.last == 0x0A { bytes.removeLast() }
                 if bytes.last == 0x0D { bytes.removeLast() }
                 guard !bytes.isEmpty else { throw VaultError(.cannotUnlock, "\(origin) is empty") }

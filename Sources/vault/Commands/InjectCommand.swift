@@ -38,9 +38,8 @@ extension CommandSpec {
                     limit: ReferenceFiles.inputLimit, tooLarge: "the template is larger than 64 MiB"
                 ).unprotectedArray
             }
-            var output = try SecretTemplate.render(
+            let output = try SecretTemplate.render(
                 template, vault: try invocation.vault(), allowExpired: invocation.flag(.allowExpired))
-            defer { wipe(&output) }
             if let path = invocation.value(.output) {
                 try ReferenceFiles.writePrivate(path, output)
             } else {

@@ -39,13 +39,12 @@ extension CommandSpec {
             let value: SecureBytes
             if StandardIO.isTerminal(0) {
                 guard
-                    var typed = try Terminal.ask(
+                    let typed = try Terminal.ask(
                         "Value for \(name.account): ", allowed: invocation.factory.allowsPrompts)
                 else {
                     throw VaultError(.usage, "no terminal to ask for the value on; pipe the value in on standard input")
                 }
-                value = SecureBytes(typed)
-                wipe(&typed)
+                value = typed
             } else {
                 value = try StandardIO.readAll(limit: Vault.maximumValueSize)
             }

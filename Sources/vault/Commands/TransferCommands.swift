@@ -65,8 +65,7 @@ extension CommandSpec {
             _ = try invocation.operands(0...0)
             let format = try Transfer.format(invocation)
             let records = try invocation.vault().records(service: try invocation.factory.service())
-            var output = try format.encode(records)
-            defer { wipe(&output) }
+            let output = try format.encode(records)
             try StandardIO.write(output, to: 1)
             let expiring = records.filter { $0.metadata.expires != nil }.count
             if format == .dotenv, expiring > 0 {

@@ -27,8 +27,7 @@ enum DockerCredentialHelper {
             case "store":
                 try input.withTemporaryArray { (json) throws(VaultError) in try credentials.store(json: json) }
             case "get":
-                guard var answer = try credentials.get(serverURL: serverURL) else { return notFound() }
-                defer { wipe(&answer) }
+                guard let answer = try credentials.get(serverURL: serverURL) else { return notFound() }
                 try StandardIO.write(answer, to: 1)
             case "erase":
                 guard try credentials.erase(serverURL: serverURL) else { return notFound() }

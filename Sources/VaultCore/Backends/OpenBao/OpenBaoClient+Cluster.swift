@@ -77,9 +77,8 @@ extension OpenBaoClient {
         var headers: [(name: String, value: String)] = []
         if let token { headers.append(("X-Vault-Token", token)) }
         if body != nil { headers.append(("Content-Type", contentType)) }
-        // The request body may hold a secret's value: wiped once every attempt is over.
-        var bodyBytes = body?.encoded()
-        defer { if bodyBytes != nil { wipe(&bodyBytes!) } }
+        // The request body may hold a secret's value: secret bytes, zeroed once every attempt is over.
+        let bodyBytes = body?.encoded()
         let resendable = resendable ?? (method != "POST" && method != "PUT")
         let count = settings.addresses.count
         // Each node's last failure, for the message when no node served the request in time.
@@ -143,7 +142,7 @@ extension OpenBaoClient {
 
     /// One attempt at node `index`, following redirects to other configured nodes.
     private func attempt(
-        _ method: String, index: Int, path: String, headers: [(name: String, value: String)], body: [UInt8]?,
+        _ method: String, index: Int, path: String, headers: [(name: String, value: String)], body: SecureBytes?,
         deadline: Deadline, failures: [String?]
     ) throws(VaultError) -> Attempt {
         var url = settings.addresses[index] + "/v1/" + path

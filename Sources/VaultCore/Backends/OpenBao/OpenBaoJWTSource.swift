@@ -16,20 +16,19 @@ extension OpenBaoJWTSource {
         case .file(let path, let variable):
             // Not `readPrivate`: Kubernetes mounts the service account token 0644, and a JWT is
             // short-lived and bound to an audience, unlike an AppRole secret ID.
-            let read: [UInt8]?
+            let read: SecureBytes?
             do throws(VaultError) {
-                read = try FileSystem.readRegularFile(path, limit: Self.maxLength)
+                read = try FileSystem.readRegularSecretFile(path, limit: Self.maxLength)
             } catch {
                 // A JWT that cannot be read means no login, as a missing one does.
                 throw VaultError(.cannotUnlock, "the JWT file (\(variable)): \(error.message)", errno: error.errno)
             }
-            guard var bytes = read else {
+            guard var jwt = read else {
                 throw VaultError(.cannotUnlock, "the JWT file \(path) (\(variable)) does not exist")
             }
-            while let last = bytes.last, last == 0x0A || last == 0x0D || last == 0x20 || last == 0x09 {
-                bytes.removeLast()
+            while let last = jwt.last, last == 0x0A || last == 0x0D || last == 0x20 || last == 0x09 {
+                jwt.removeLast()
             }
-            let jwt = SecureBytes(taking: &bytes)
             try Self.checkShape(jwt, origin: "\(variable) \(path)")
             return jwt
         case .actions:

@@ -32,8 +32,8 @@ struct OpenBaoLogin {
         case .file(let path):
             var bytes = try FileSystem.readPrivate(path, what: "AppRole secret ID file (BAO_SECRET_ID_FILE)")
             while let last = bytes.last, last == 0x0A || last == 0x0D || last == 0x20 { bytes.removeLast() }
+            // The request body is JSON text built from Strings, which nothing can wipe.
             secret = String(decoding: bytes, as: UTF8.self)
-            wipe(&bytes)
         }
         let body = JSONValue.object(strings: [("role_id", roleID), ("secret_id", secret)])
         let answer = try post(Self.loginPath(mount: mount), body)

@@ -19,8 +19,7 @@ struct OpenBaoTokenCache {
         // writes one into, a folder that is not its own and private (``store(_:expires:)``).
         guard (try? FileSystem.checkPrivateDirectory(FileSystem.directory(of: path), holdingSecrets: true)) != nil
         else { return nil }
-        guard var bytes = FileSystem.readOwnPrivate(path) else { return nil }
-        defer { wipe(&bytes) }
+        guard let bytes = FileSystem.readOwnPrivate(path) else { return nil }
         let lines = bytes.split(separator: UInt8(ascii: "\n"))
         guard lines.count == 2, let expiry = Int64(String(decoding: lines[0], as: UTF8.self)), !lines[1].isEmpty,
             expiry - now.secondsSince1970 > Self.margin
@@ -31,12 +30,10 @@ struct OpenBaoTokenCache {
     /// Keeps `token` until `expires`. Best effort: a cache that cannot be written only costs the
     /// next command a login.
     func store(_ token: SecureBytes, expires: Timestamp) {
-        var bytes = Array("\(expires.secondsSince1970)\n".utf8)
-        // Room for all of it first: a growing array would leave copies of the token behind.
+        var bytes = SecureBytes("\(expires.secondsSince1970)\n".utf8)
         bytes.reserveCapacity(bytes.count + token.count + 1)
         token.withUnsafeBytes { bytes.append(contentsOf: $0) }
         bytes.append(UInt8(ascii: "\n"))
-        defer { wipe(&bytes) }
         try? FileSystem.writePrivate(bytes, to: path)
     }
 

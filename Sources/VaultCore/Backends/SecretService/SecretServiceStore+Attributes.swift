@@ -36,9 +36,8 @@ extension SecretServiceStore {
     /// `query` for which `isSame` holds; creates the item in the default keyring if there is none.
     func put(
         matching query: [String: String], isSame: ([String: String]) -> Bool, attributes: [String: String],
-        label: String, value: [UInt8], what: String
+        label: String, value: SecureBytes, what: String
     ) throws(VaultError) {
-        let value = SecureBytes(value)
         try perform("writing \(what)") { call throws(VaultError) in
             let items = try call.search(query).filter { !$0.isLocked && isSame($0.attributes) }
             if let found = items.max(by: { ($0.modified, $0.created) < ($1.modified, $1.created) }) {

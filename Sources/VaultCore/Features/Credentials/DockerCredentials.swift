@@ -1,4 +1,4 @@
-import VaultAge
+public import VaultAge
 
 /// Registry credentials for the docker-credential-helpers protocol (`docker-credential-vault`),
 /// as named vault secrets on any backend.
@@ -54,9 +54,9 @@ public struct DockerCredentials {
     }
 
     /// `get`: the JSON answer for a server URL, or nil when there is no credential.
-    public func get(serverURL: String) throws(VaultError) -> [UInt8]? {
+    public func get(serverURL: String) throws(VaultError) -> SecureBytes? {
         guard let found = try named.find(try Self.query(serverURL)) else { return nil }
-        var out = Array("{\"ServerURL\":".utf8)
+        var out = SecureBytes("{\"ServerURL\":".utf8)
         JSONString.append(serverURL.utf8, to: &out)
         out += ",\"Username\":".utf8
         JSONString.append((found.username ?? "").utf8, to: &out)

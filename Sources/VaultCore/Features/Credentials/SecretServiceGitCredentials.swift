@@ -87,12 +87,10 @@ public struct SecretServiceGitCredentials: GitCredentialStorage {
         var attributes = Self.attributes(credential)
         let keys = Set(attributes.keys)
         let modern = credential.passwordExpiry != nil || credential.oauthRefreshToken != nil
-        // The item layer takes an array; it is wiped once stored.
-        var value = credential.password?.unprotectedArray ?? []
-        defer { wipe(&value) }
+        var value = credential.password ?? SecureBytes()
         if modern {
             attributes[SecretServiceItems.schemaKey] = Self.gitSchema
-            if let expiry = credential.passwordExpiry { value += Array("\npassword_expiry_utc=\(expiry)".utf8) }
+            if let expiry = credential.passwordExpiry { value += "\npassword_expiry_utc=\(expiry)".utf8 }
             if let token = credential.oauthRefreshToken {
                 value += "\noauth_refresh_token=".utf8
                 value += token

@@ -1,3 +1,5 @@
+public import VaultAge
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -19,6 +21,12 @@ public enum ReferenceFiles {
     /// temporary file with a name of its own in the same directory, flushed, then renamed over
     /// `path`. On any failure the temporary file is removed and `path` is left as it was.
     public static func writePrivate(_ path: String, _ bytes: [UInt8]) throws(VaultError) {
+        try FileSystem.writeAtomically(
+            bytes, directory: FileSystem.directory(of: path), name: FileSystem.baseName(of: path))
+    }
+
+    /// ``writePrivate(_:_:)`` for output that holds secrets (a rendered template).
+    public static func writePrivate(_ path: String, _ bytes: SecureBytes) throws(VaultError) {
         try FileSystem.writeAtomically(
             bytes, directory: FileSystem.directory(of: path), name: FileSystem.baseName(of: path))
     }

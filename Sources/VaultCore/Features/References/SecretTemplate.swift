@@ -1,4 +1,4 @@
-import VaultAge
+public import VaultAge
 
 /// Templates for `vault inject`: text in which each `{{ vault://SERVICE/NAME }}` stands for a
 /// secret's value.
@@ -18,12 +18,13 @@ public enum SecretTemplate {
     /// resolved before anything is returned: a missing one is `.notFound`, an expired one
     /// `.expired` (unless `allowExpired`), each naming its line and reference, never a value.
     public static func render(_ template: [UInt8], vault: Vault, allowExpired: Bool = false) throws(VaultError)
-        -> [UInt8]
+        -> SecureBytes
     {
         let placeholders = try scan(template)
         let values = try vault.resolve(
             placeholders.map { ($0.reference, "template line \($0.line)") }, allowExpired: allowExpired)
-        var output: [UInt8] = []
+        var output = SecureBytes()
+        output.reserveCapacity(template.count)
         var copied = 0
         for placeholder in placeholders {
             output += template[copied..<placeholder.range.lowerBound]

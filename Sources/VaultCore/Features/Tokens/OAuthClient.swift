@@ -26,9 +26,10 @@ struct OAuthClient: TokenEndpoint {
             var credentials = HTTPForm.encode([
                 (client.clientID, clientSecret.withUnsafeBytes { String(decoding: $0, as: UTF8.self) })
             ])
-            defer { wipe(&credentials) }
             if let equals = credentials.firstIndex(of: UInt8(ascii: "=")) { credentials[equals] = UInt8(ascii: ":") }
-            headers.append(("Authorization", "Basic " + Data(credentials).base64EncodedString()))
+            var basic = SecureBytes(Array("Basic ".utf8))
+            basic.appendBase64(of: credentials)
+            headers.append(("Authorization", String(decoding: basic, as: UTF8.self)))
         } else {
             fields.append(("client_id", client.clientID))
         }

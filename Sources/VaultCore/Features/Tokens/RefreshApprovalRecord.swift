@@ -58,7 +58,7 @@ struct RefreshApprovalRecord: Equatable {
     }
 
     /// Reads a record back; nil for anything that is not one.
-    init?(decoding bytes: [UInt8]) {
+    init?(decoding bytes: some Collection<UInt8>) {
         let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init)
         guard lines.first == Self.format else { return nil }
         func isDigest(_ text: String) -> Bool { text.utf8.count == 64 }
@@ -103,8 +103,7 @@ struct RefreshApprovalRecord: Equatable {
 
     /// The record in `directory`, if there is one vault can trust.
     static func read(directory: String, fileName: String) -> Self? {
-        guard var bytes = FileSystem.readOwnPrivate(directory + "/" + fileName, limit: 4096) else { return nil }
-        defer { wipe(&bytes) }
+        guard let bytes = FileSystem.readOwnPrivate(directory + "/" + fileName, limit: 4096) else { return nil }
         return Self(decoding: bytes)
     }
 

@@ -20,7 +20,7 @@ enum RefreshCommand {
     static let outputLimit = 1 << 20
 
     static func run(_ command: String, environment: [String: String], name: SecretName, timeout: Double = 5)
-        throws(VaultError) -> [UInt8]
+        throws(VaultError) -> SecureBytes
     {
         var fds: [Int32] = [0, 0]
         try syscall("create a pipe for the refresh command") { pipe(&fds) }
@@ -52,14 +52,13 @@ enum RefreshCommand {
             throw systemError("start the refresh command of '\(name.account)'", Errno(rawValue: spawned))
         }
         let deadline = Deadline(seconds: timeout)
-        var output: [UInt8] = []
+        var output = SecureBytes()
         var overflow = false
         let finished = read(readEnd, into: &output, overflow: &overflow, until: deadline)
         close(readEnd)
         guard finished, let status = wait(for: pid, until: deadline) else {
             kill(-pid, SIGKILL)  // the whole group: `sh` and whatever it started
             _ = valueOrErrno { waitpid(pid, nil, 0) }
-            wipe(&output)
             throw VaultError(
                 .unavailable,
                 "the refresh command of '\(name.account)' did not finish within \(timeout.secondsText) s (VAULT_TIMEOUT); "
@@ -68,12 +67,10 @@ enum RefreshCommand {
         let exited = status & 0x7F == 0
         let code = (status >> 8) & 0xFF
         guard exited, code == 0 else {
-            wipe(&output)
             let how = exited ? "exited with status \(code)" : "was killed by signal \(status & 0x7F)"
             throw VaultError(.unavailable, "the refresh command of '\(name.account)' \(how)")
         }
         if overflow {
-            wipe(&output)
             throw VaultError(.unavailable, "the refresh command of '\(name.account)' printed more than 1 MiB")
         }
         return output
@@ -82,10 +79,9 @@ enum RefreshCommand {
     /// Reads `fd` to its end into `output` (past ``outputLimit``, sets `overflow` and keeps
     /// reading); false if the deadline passes first.
     private static func read(
-        _ fd: Int32, into output: inout [UInt8], overflow: inout Bool, until deadline: Deadline
+        _ fd: Int32, into output: inout SecureBytes, overflow: inout Bool, until deadline: Deadline
     ) -> Bool {
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        defer { wipe(&chunk) }
+        var chunk = SecureBytes(zeros: 4096)
         while true {
             var waiting = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             let ready = valueOrErrno { poll(&waiting, 1, Int32(min(deadline.remainingMilliseconds, 60_000))) }
@@ -103,7 +99,7 @@ enum RefreshCommand {
             if output.count + n > outputLimit {
                 overflow = true
             } else {
-                output += chunk[..<n]
+                chunk.withUnsafeBytes { output.append(contentsOf: UnsafeRawBufferPointer(rebasing: $0[..<n])) }
             }
         }
     }

@@ -38,9 +38,7 @@ struct RefreshJournal {
     /// Writes `entry` durably (fsync of the file and its folder), replacing any older one; refuses
     /// a folder that is not the user's and private, and (as root) another user's file.
     func write(_ entry: Entry) throws(VaultError) {
-        var bytes = entry.encoded()
-        defer { wipe(&bytes) }
-        try FileSystem.writePrivate(bytes, to: path)
+        try FileSystem.writePrivate(entry.encoded(), to: path)
     }
 
     /// The entry the file holds; nil when there is none, or none vault can trust (see
@@ -51,8 +49,7 @@ struct RefreshJournal {
         guard (try? FileSystem.checkPrivateDirectory(FileSystem.directory(of: path), holdingSecrets: true)) != nil
         else { return nil }
         // A token of the largest size with every byte escaped (six bytes each) fits.
-        guard var bytes = FileSystem.readOwnPrivate(path, limit: 8 * Vault.maximumValueSize) else { return nil }
-        defer { wipe(&bytes) }
+        guard let bytes = FileSystem.readOwnPrivate(path, limit: 8 * Vault.maximumValueSize) else { return nil }
         guard let entry = Entry(decoding: bytes, name: name) else {
             remove()
             return nil
@@ -70,9 +67,8 @@ struct RefreshJournal {
 }
 
 extension RefreshJournal.Entry {
-    func encoded() -> [UInt8] {
-        var companion = self.companion.encoded()
-        defer { wipe(&companion) }
+    func encoded() -> SecureBytes {
+        let companion = self.companion.encoded()
         var object = JSONObjectWriter(capacity: 256 + 6 * (token.value.count + companion.count))
         let metadata = token.metadata
         object.string("replaces", replaces.utf8)
@@ -86,21 +82,26 @@ extension RefreshJournal.Entry {
 
     /// Reads the stored form back; nil if it is not well-formed.
     init?(decoding bytes: [UInt8], name: SecretName) {
-        guard case .object(let members)? = try? JSONValue.parse(bytes) else { return nil }
+        self.init(decoding: SecureBytes(bytes), name: name)
+    }
+
+    /// Reads the stored form back where it lies; the parsed tree's strings (the tokens) are
+    /// zeroed after. nil if it is not well-formed.
+    init?(decoding bytes: SecureBytes, name: SecretName) {
+        guard let document = bytes.withUnsafeBytes({ try? JSONValue.parse($0) }) else { return nil }
+        defer { document.wipeStrings() }
+        guard case .object(let members) = document else { return nil }
         var fields: [String: JSONValue] = [:]
         for member in members { fields[member.key] = member.value }
         func seconds(_ key: String) -> Timestamp? {
             fields[key]?.integer.map { Timestamp(secondsSince1970: Int64($0)) }
         }
         guard let replaces = fields["replaces"]?.string, let created = seconds("created"),
-            let updated = seconds("updated"), var token = fields["token"]?.stringBytes, !token.isEmpty,
-            var stored = fields["companion"]?.stringBytes
+            let updated = seconds("updated"), let token = fields["token"]?.stringBytes, !token.isEmpty,
+            let stored = fields["companion"]?.stringBytes
         else { return nil }
-        defer {
-            wipe(&token)
-            wipe(&stored)
-        }
-        guard let companion = try? TokenCompanion(decoding: stored, name: name), companion.canRefresh else {
+        guard let companion = try? TokenCompanion(decoding: SecureBytes(stored), name: name), companion.canRefresh
+        else {
             return nil
         }
         if fields["expires"] != nil, seconds("expires") == nil { return nil }

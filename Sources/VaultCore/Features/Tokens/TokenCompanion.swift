@@ -78,7 +78,7 @@ extension TokenCompanion {
     /// The companion's stored form, one JSON object:
     /// `{"kind":"oauth","token_url","client_id","client_secret_name","scope","refresh_token","lifetime"}`
     /// or `{"kind":"command","command","lifetime"}`; absent values are left out.
-    func encoded() -> [UInt8] {
+    func encoded() -> SecureBytes {
         var object = JSONObjectWriter(capacity: 256 + 6 * Self.textBytes(source) + 6 * (refreshToken?.count ?? 0))
         switch source {
         case .oauth(let client):
@@ -108,9 +108,17 @@ extension TokenCompanion {
 
     /// Reads the stored form back; a companion vault cannot read is reported as damaged.
     init(decoding bytes: [UInt8], name: SecretName) throws(VaultError) {
+        try self.init(decoding: SecureBytes(bytes), name: name)
+    }
+
+    /// Reads the stored form back where it lies; the parsed tree's strings (the refresh token)
+    /// are zeroed after.
+    init(decoding bytes: SecureBytes, name: SecretName) throws(VaultError) {
         let damaged = VaultError(
             .damaged, "the refresh settings of '\(name.account)' are damaged", remedy: .storeTokenAgain)
-        guard case .object(let members)? = try? JSONValue.parse(bytes) else { throw damaged }
+        guard let document = bytes.withUnsafeBytes({ try? JSONValue.parse($0) }) else { throw damaged }
+        defer { document.wipeStrings() }
+        guard case .object(let members) = document else { throw damaged }
         var text: [String: String] = [:]
         var refreshToken: SecureBytes?
         var lifetime: Int64?

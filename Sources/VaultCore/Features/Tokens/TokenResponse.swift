@@ -80,6 +80,11 @@ public struct TokenResponse: Sendable {
     /// What a refresh command printed: a token response when it starts with `{`, else a bare
     /// token with the white space around it removed.
     public init(commandOutput bytes: [UInt8], origin: String) throws(VaultError) {
+        try self.init(commandOutput: SecureBytes(bytes), origin: origin)
+    }
+
+    /// What a refresh command printed, read where it lies (see ``init(commandOutput:origin:)``).
+    public init(commandOutput bytes: SecureBytes, origin: String) throws(VaultError) {
         let space: Set<UInt8> = [0x20, 0x09, 0x0A, 0x0D]
         guard let first = bytes.firstIndex(where: { !space.contains($0) }),
             let last = bytes.lastIndex(where: { !space.contains($0) })

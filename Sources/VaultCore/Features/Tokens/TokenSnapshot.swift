@@ -33,9 +33,7 @@ struct TokenSnapshot {
             stored = try store.read(companionName)
         }
         guard let stored else { return snapshot }
-        snapshot.companion = try stored.value.withTemporaryArray { (bytes) throws(VaultError) in
-            try TokenCompanion(decoding: bytes, name: name)
-        }
+        snapshot.companion = try TokenCompanion(decoding: stored.value, name: name)
         if !(store is any SecretBatchStore) { snapshot.token = try store.read(name) }
         return snapshot
     }

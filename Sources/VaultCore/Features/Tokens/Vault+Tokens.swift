@@ -25,9 +25,7 @@ extension Vault {
         guard let companionName = try? TokenCompanion.name(for: name),
             let record = try store.read(companionName)
         else { return nil }
-        return try record.value.withTemporaryArray { (bytes) throws(VaultError) in
-            try TokenCompanion(decoding: bytes, name: name)
-        }
+        return try TokenCompanion(decoding: record.value, name: name)
     }
 
     /// One service's secrets (every service's when nil) without companions, as ``list(service:)``,
@@ -159,9 +157,8 @@ extension Vault {
     ) throws(VaultError) -> TokenResponse {
         switch companion.source {
         case .command(let command):
-            var output = try RefreshCommand.run(
+            let output = try RefreshCommand.run(
                 command, environment: settings.commandEnvironment, name: name, timeout: settings.waitLimit)
-            defer { wipe(&output) }
             return try TokenResponse(commandOutput: output, origin: "the refresh command of '\(name.account)'")
         case .oauth(let client):
             // canRefresh holds here, so a refresh token is present; the endpoint is absent only in
@@ -280,8 +277,7 @@ extension Vault {
         throws(VaultError)
     {
         let companionName = try TokenCompanion.name(for: token.name)
-        var value = companion.encoded()
-        defer { wipe(&value) }
+        let value = companion.encoded()
         // The companion shares its token's times: reading its own would cost a store read
         // inside the window between the server's answer and the store.
         let companionRecord = SecretRecord(

@@ -1,3 +1,5 @@
+public import VaultAge
+
 /// The dotenv format, read by `vault import` and written by `vault export` (docs/vault.1, "DOTENV").
 ///
 /// A dotenv KEY is the secret's NAME, unchanged: 1 to 255 of the ASCII letters, digits and
@@ -40,6 +42,10 @@ public enum DotEnv {
     }
 
     /// Parses a whole dotenv file. Throws `.usage` naming the first malformed line.
+    public static func parse(_ input: SecureBytes) throws(VaultError) -> [Entry] {
+        try input.withTemporaryArray { (array) throws(VaultError) in try parse(array) }
+    }
+
     public static func parse(_ input: [UInt8]) throws(VaultError) -> [Entry] {
         var parser = DotEnvParser(input)
         return try parser.parse()
@@ -51,8 +57,8 @@ public enum DotEnv {
     /// without `'`, CR or LF in single quotes; any other in double quotes with `\\`, `\"`, `\n`
     /// and `\r` escaped. A name that is not a dotenv key, or a value that is not UTF-8 text
     /// (invalid UTF-8 or a NUL byte), is a usage error naming the secret: use JSON for those.
-    public static func encode(_ records: [SecretRecord]) throws(VaultError) -> [UInt8] {
-        var out: [UInt8] = []
+    public static func encode(_ records: [SecretRecord]) throws(VaultError) -> SecureBytes {
+        var out = SecureBytes()
         for record in records {
             let account = record.name.account
             guard isValidKey(account.utf8) else {
@@ -67,18 +73,25 @@ public enum DotEnv {
             }
             out += account.utf8
             out.append(UInt8(ascii: "="))
-            out += quote(record.value)
+            appendQuoted(record.value, to: &out)
             out.append(0x0A)
         }
         return out
     }
 
-    static func quote(_ value: some Collection<UInt8>) -> [UInt8] {
-        if value.allSatisfy(isBareByte) { return Array(value) }
-        if !value.contains(where: { $0 == UInt8(ascii: "'") || $0 == 0x0A || $0 == 0x0D }) {
-            return [UInt8(ascii: "'")] + value + [UInt8(ascii: "'")]
+    /// Appends `value` quoted as ``encode(_:)`` says, with no copy of it on the way.
+    static func appendQuoted(_ value: SecureBytes, to out: inout SecureBytes) {
+        if value.allSatisfy(isBareByte) {
+            out += value
+            return
         }
-        var out: [UInt8] = [UInt8(ascii: "\"")]
+        if !value.contains(where: { $0 == UInt8(ascii: "'") || $0 == 0x0A || $0 == 0x0D }) {
+            out.append(UInt8(ascii: "'"))
+            out += value
+            out.append(UInt8(ascii: "'"))
+            return
+        }
+        out.append(UInt8(ascii: "\""))
         for byte in value {
             switch byte {
             case UInt8(ascii: "\\"): out += "\\\\".utf8
@@ -89,7 +102,6 @@ public enum DotEnv {
             }
         }
         out.append(UInt8(ascii: "\""))
-        return out
     }
 
     private static func isBareByte(_ byte: UInt8) -> Bool {

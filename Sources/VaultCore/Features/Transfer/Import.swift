@@ -1,4 +1,4 @@
-import VaultAge
+public import VaultAge
 
 /// One secret to import: its name, value and, if the input said, its expiry time.
 public struct ImportItem: Hashable, Sendable {
@@ -61,7 +61,7 @@ public enum TransferFormat: String, Sendable, CaseIterable {
     }
 
     /// Writes records in this format: see ``DotEnv/encode(_:)`` and docs/json.md.
-    public func encode(_ records: [SecretRecord]) throws(VaultError) -> [UInt8] {
+    public func encode(_ records: [SecretRecord]) throws(VaultError) -> SecureBytes {
         switch self {
         case .dotenv: return try DotEnv.encode(records)
         case .json: return SecretsJSON.encode(records)

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import VaultAge
 
 /// The JSON form of `vault export --format json` and `vault import --format json` (docs/json.md).
 ///
@@ -8,9 +9,9 @@ import FoundationEssentials
 /// instead of `"value"`. Import reads that array (`"expires"` optional), or an object mapping
 /// names to text values (`{"NAME": "value", ...}`).
 enum SecretsJSON {
-    static func encode(_ records: [SecretRecord]) -> [UInt8] {
-        guard !records.isEmpty else { return Array("[]\n".utf8) }
-        var out: [UInt8] = Array("[\n".utf8)
+    static func encode(_ records: [SecretRecord]) -> SecureBytes {
+        guard !records.isEmpty else { return SecureBytes("[]\n".utf8) }
+        var out = SecureBytes("[\n".utf8)
         for (index, record) in records.enumerated() {
             out += "  {\"name\":".utf8
             JSONString.append(record.name.account.utf8, to: &out)
@@ -19,11 +20,11 @@ enum SecretsJSON {
                 JSONString.append(record.value, to: &out)
             } else {
                 out += ",\"value_base64\":\"".utf8
-                out += Data(record.value).base64EncodedString().utf8
+                out.appendBase64(of: record.value)
                 out += "\"".utf8
             }
             out += ",\"expires\":".utf8
-            out += record.metadata.expires.map { "\"\($0.rfc3339)\"" }.map { Array($0.utf8) } ?? Array("null".utf8)
+            out += (record.metadata.expires.map { "\"\($0.rfc3339)\"" } ?? "null").utf8
             out += index == records.count - 1 ? "}\n".utf8 : "},\n".utf8
         }
         out += "]\n".utf8

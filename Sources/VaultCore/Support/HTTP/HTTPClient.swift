@@ -106,7 +106,7 @@ struct HTTPClient: Sendable {
                                 }
                                 if let body = request.body {
                                     // A non-NULL pointer even for an empty body: it says "send a body".
-                                    body.withUnsafeBufferPointer { bytes in
+                                    _ = body.withContiguousStorageIfAvailable { bytes in
                                         if let base = bytes.baseAddress {
                                             perform(base, bytes.count)
                                         } else {

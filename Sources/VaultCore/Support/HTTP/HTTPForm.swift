@@ -1,10 +1,12 @@
+import VaultAge
+
 /// Percent-encoding for form bodies (`application/x-www-form-urlencoded`, WHATWG URL §5) and
 /// URL path segments (RFC 3986).
 enum HTTPForm {
     /// `name=value&...`, each side form-encoded: letters, digits and `*-._` stay, a space
-    /// becomes `+`, every other byte `%XX`.
-    static func encode(_ fields: [(name: String, value: String)]) -> [UInt8] {
-        var out: [UInt8] = []
+    /// becomes `+`, every other byte `%XX`. Secret bytes: a field may be a credential.
+    static func encode(_ fields: [(name: String, value: String)]) -> SecureBytes {
+        var out = SecureBytes()
         for (index, field) in fields.enumerated() {
             if index > 0 { out.append(UInt8(ascii: "&")) }
             append(field.name.utf8, to: &out, keeping: formSafe, spaceAsPlus: true)
@@ -37,7 +39,8 @@ enum HTTPForm {
     }
 
     private static func append(
-        _ bytes: some Sequence<UInt8>, to out: inout [UInt8], keeping safe: (UInt8) -> Bool, spaceAsPlus: Bool
+        _ bytes: some Sequence<UInt8>, to out: inout some RangeReplaceableCollection<UInt8>,
+        keeping safe: (UInt8) -> Bool, spaceAsPlus: Bool
     ) {
         let hex = Array("0123456789ABCDEF".utf8)
         for byte in bytes {
@@ -46,7 +49,9 @@ enum HTTPForm {
             } else if spaceAsPlus && byte == 0x20 {
                 out.append(UInt8(ascii: "+"))
             } else {
-                out += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
+                out.append(UInt8(ascii: "%"))
+                out.append(hex[Int(byte >> 4)])
+                out.append(hex[Int(byte & 0x0F)])
             }
         }
     }

@@ -8,13 +8,19 @@ struct HTTPRequest: Sendable {
     var method: String
     var url: String
     var headers: [(name: String, value: String)]
-    var body: [UInt8]?
+    /// In secret bytes: a form or JSON body may carry a credential or a secret's value.
+    var body: SecureBytes?
 
-    init(method: String, url: String, headers: [(name: String, value: String)] = [], body: [UInt8]? = nil) {
+    init(method: String, url: String, headers: [(name: String, value: String)] = [], body: SecureBytes? = nil) {
         self.method = method
         self.url = url
         self.headers = headers
         self.body = body
+    }
+
+    /// A request whose body is a copy of `body` (one that holds no secret).
+    init(method: String, url: String, headers: [(name: String, value: String)] = [], body: [UInt8]) {
+        self.init(method: method, url: url, headers: headers, body: SecureBytes(body))
     }
 
     /// A POST of an `application/x-www-form-urlencoded` body.

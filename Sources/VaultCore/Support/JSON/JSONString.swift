@@ -1,3 +1,5 @@
+package import VaultAge
+
 /// Writes JSON string literals: the one escaper behind the vault document, `vault export --format
 /// json` and the `--json` output (docs/json.md), so that all of them quote a name alike.
 ///
@@ -5,8 +7,8 @@
 /// `\u00XX` in lower-case hex. Every other byte is written as it is: non-ASCII UTF-8 stays UTF-8,
 /// and U+2028 and U+2029, which JSON allows in a string, are not escaped.
 package enum JSONString {
-    /// Appends `utf8`, UTF-8 text, as a quoted JSON string.
-    package static func append(_ utf8: some Sequence<UInt8>, to out: inout [UInt8]) {
+    /// Appends `utf8`, UTF-8 text, as a quoted JSON string, to an array or to ``SecureBytes``.
+    package static func append(_ utf8: some Sequence<UInt8>, to out: inout some RangeReplaceableCollection<UInt8>) {
         // Text with nothing to escape (every name vault writes, as a rule) is copied in one piece.
         let copied: Bool? = utf8.withContiguousStorageIfAvailable { bytes in
             guard !bytes.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F }) else { return false }
@@ -52,12 +54,11 @@ package enum JSONString {
     private static let hexDigits = Array("0123456789abcdef".utf8)
 }
 
-/// Writes one JSON object, member by member, in the order given, into a buffer reserved up front:
-/// the companion of a living token and the refresh journal hold tokens, and a buffer that grew
-/// would leave copies of them behind. The caller wipes what ``finish()`` returns when it holds
-/// a secret.
+/// Writes one JSON object, member by member, in the order given, into ``SecureBytes``: the
+/// companion of a living token and the refresh journal hold tokens. The buffer is reserved up
+/// front, so that it is rarely outgrown (an outgrown one zeroes itself all the same).
 package struct JSONObjectWriter {
-    private var bytes: [UInt8] = []
+    private var bytes = SecureBytes()
 
     /// `capacity`: enough for every member, with each string's bytes escaped (six bytes each).
     package init(capacity: Int) {
@@ -78,7 +79,7 @@ package struct JSONObjectWriter {
     }
 
     /// The object, closed.
-    package mutating func finish() -> [UInt8] {
+    package mutating func finish() -> SecureBytes {
         bytes.append(0x7D)  // }
         return bytes
     }

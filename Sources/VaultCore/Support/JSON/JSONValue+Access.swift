@@ -1,3 +1,5 @@
+import VaultAge
+
 /// Writing JSON and reading members: what HTTP request and response bodies need on top of the
 /// parser in JSONValue.swift.
 extension JSONValue {
@@ -33,20 +35,20 @@ extension JSONValue {
         .object(pairs.map { ($0.0, .string(Array($0.1.utf8))) })
     }
 
-    /// Compact JSON text (no spaces). Strings are written byte for byte with the escapes of
-    /// ``JSONString/append(_:to:)``.
-    func encoded() -> [UInt8] {
-        var out: [UInt8] = []
+    /// Compact JSON text (no spaces), in secret bytes (a request body may hold a secret's value).
+    /// Strings are written byte for byte with the escapes of ``JSONString/append(_:to:)``.
+    func encoded() -> SecureBytes {
+        var out = SecureBytes()
         append(to: &out)
         return out
     }
 
-    private func append(to out: inout [UInt8]) {
+    private func append(to out: inout SecureBytes) {
         switch self {
         case .null: out += "null".utf8
         case .bool(let value): out += (value ? "true" : "false").utf8
         case .number(let text): out += text.utf8
-        case .string(let bytes): out += JSONString.quoted(bytes)
+        case .string(let bytes): JSONString.append(bytes, to: &out)
         case .array(let elements):
             out.append(UInt8(ascii: "["))
             for (index, element) in elements.enumerated() {
@@ -58,7 +60,7 @@ extension JSONValue {
             out.append(UInt8(ascii: "{"))
             for (index, member) in members.enumerated() {
                 if index > 0 { out.append(UInt8(ascii: ",")) }
-                out += JSONString.quoted(Array(member.key.utf8))
+                JSONString.append(member.key.utf8, to: &out)
                 out.append(UInt8(ascii: ":"))
                 member.value.append(to: &out)
             }

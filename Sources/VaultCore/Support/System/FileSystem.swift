@@ -19,6 +19,17 @@ enum FileSystem {
     /// Opens without blocking and refuses anything but a regular file, so that a FIFO, a device or
     /// a directory given as the vault file fails at once instead of hanging or being replaced.
     static func readRegularFile(_ path: String, limit: Int) throws(VaultError) -> [UInt8]? {
+        try withRegularFile(path) { (fd) throws(VaultError) in try readAll(fd, path: path, limit: limit) }
+    }
+
+    /// Reads a regular file that holds a secret (a JWT) as ``readRegularFile(_:limit:)`` does.
+    static func readRegularSecretFile(_ path: String, limit: Int) throws(VaultError) -> SecureBytes? {
+        try withRegularFile(path) { (fd) throws(VaultError) in try readSecret(fd, path: path, limit: limit) }
+    }
+
+    private static func withRegularFile<T>(_ path: String, _ body: (Int32) throws(VaultError) -> T) throws(VaultError)
+        -> T?
+    {
         guard
             let fd = try syscall(
                 "open \(path)", unless: .noSuchFileOrDirectory, { open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK) })
@@ -27,7 +38,7 @@ enum FileSystem {
         var st = stat()
         try syscall("stat \(path)") { fstat(fd, &st) }
         try checkRegular(st, path)
-        return try readAll(fd, path: path, limit: limit)
+        return try body(fd)
     }
 
     /// Throws unless `path` is missing or a regular file; checked before anything is locked or created.
@@ -50,36 +61,52 @@ enum FileSystem {
         throw VaultError(.usage, "\(path) is \(kind), not a vault file", remedy: .nameRegularFile)
     }
 
-    /// Reads from a descriptor until end of file; more than `limit` bytes is an error.
+    /// Reads from a descriptor until end of file; more than `limit` bytes is an error. For files
+    /// that hold no secret in the clear (a vault file, a recipients file, a template): the
+    /// buffers are not wiped; ``readSecret(_:path:limit:)`` reads the others.
     static func readAll(_ fd: Int32, path: String, limit: Int) throws(VaultError) -> [UInt8] {
         var buffer: [UInt8] = []
-        var st = stat()
-        // A small file (a key file) is read through a buffer of its own size, not 64 KiB of
-        // pages to zero, fault in and wipe.
-        var chunkSize = 65_536
-        if fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, st.st_size > 0 {
-            buffer.reserveCapacity(min(Int(st.st_size), limit) + 1)
-            chunkSize = min(chunkSize, max(4096, Int(st.st_size) + 1))
-        }
-        var chunk = [UInt8](repeating: 0, count: chunkSize)
+        var chunk = [UInt8](repeating: 0, count: chunkSize(fd, limit: limit) { buffer.reserveCapacity($0) })
         while true {
             let n = try syscall("read \(path)") {
                 chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
             }
             if n == 0 { break }
             buffer.append(contentsOf: chunk[..<n])
-            if buffer.count > limit {
-                wipe(&buffer)
-                wipe(&chunk)
-                throw VaultError(.other, "\(path) is larger than \(limit) bytes")
-            }
+            if buffer.count > limit { throw VaultError(.other, "\(path) is larger than \(limit) bytes") }
         }
-        wipe(&chunk)
         return buffer
     }
 
+    /// Reads from a descriptor until end of file into secret bytes, which zero themselves (and
+    /// every buffer they outgrow) when released; more than `limit` bytes is an error.
+    static func readSecret(_ fd: Int32, path: String, limit: Int) throws(VaultError) -> SecureBytes {
+        var buffer = SecureBytes()
+        var chunk = SecureBytes(zeros: chunkSize(fd, limit: limit) { buffer.reserveCapacity($0) })
+        while true {
+            let n = try syscall("read \(path)") {
+                chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            }
+            if n == 0 { break }
+            chunk.withUnsafeBytes { buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: $0[..<n])) }
+            if buffer.count > limit { throw VaultError(.other, "\(path) is larger than \(limit) bytes") }
+        }
+        return buffer
+    }
+
+    /// The size of the chunks to read `fd` in; for a regular file, `reserve` is first given its
+    /// size (plus one byte to see the end).
+    private static func chunkSize(_ fd: Int32, limit: Int, reserve: (Int) -> Void) -> Int {
+        // A small file (a key file) is read through a buffer of its own size, not 64 KiB of
+        // pages to zero and fault in.
+        var st = stat()
+        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, st.st_size > 0 else { return 65_536 }
+        reserve(min(Int(st.st_size), limit) + 1)
+        return min(65_536, max(4096, Int(st.st_size) + 1))
+    }
+
     /// Reads a file holding key material; refuses it if group or others may read it, as ssh does.
-    static func readPrivate(_ path: String, what: String) throws(VaultError) -> [UInt8] {
+    static func readPrivate(_ path: String, what: String) throws(VaultError) -> SecureBytes {
         let fd = try syscall("read the \(what) \(path)", code: .cannotUnlock) { open(path, O_RDONLY | O_CLOEXEC) }
         defer { close(fd) }
         var st = stat()
@@ -94,7 +121,7 @@ enum FileSystem {
             throw VaultError(.cannotUnlock, "the \(what) \(path) is a directory; name the file itself")
         }
         do {
-            return try readAll(fd, path: path, limit: 1 << 20)
+            return try readSecret(fd, path: path, limit: 1 << 20)
         } catch {
             // Key material that cannot be read means the store cannot be unlocked, like a missing file.
             throw VaultError(.cannotUnlock, "the \(what): \(error.message)", errno: error.errno)
@@ -123,7 +150,9 @@ enum FileSystem {
     /// written again. When running as root, the new file keeps the old one's owner (`sudo vault
     /// set` leaves the user's vault theirs: it is encrypted to their key).
     static func writeAtomically(_ bytes: [UInt8], lock: FileLock) throws(VaultError) {
-        try writeAtomically(bytes, in: lock.directory, name: lock.fileName, keepingOwner: true)
+        try withBytes(bytes) { (raw) throws(VaultError) in
+            try writeAtomically(raw, in: lock.directory, name: lock.fileName, keepingOwner: true)
+        }
     }
 
     /// Replaces the file `name` in the folder `directory` with `bytes`, as above; for small
@@ -133,6 +162,17 @@ enum FileSystem {
     /// These files hold secrets in the clear, so root never gives one to another user: the new
     /// file is root's, and a file of another user's is not replaced at all (``refuseOthersFile``).
     static func writeAtomically(_ bytes: [UInt8], directory: String, name: String) throws(VaultError) {
+        try withBytes(bytes) { (raw) throws(VaultError) in try writeAtomically(raw, directory: directory, name: name) }
+    }
+
+    /// ``writeAtomically(_:directory:name:)`` for secret bytes (`vault inject -o`).
+    static func writeAtomically(_ bytes: SecureBytes, directory: String, name: String) throws(VaultError) {
+        try bytes.withUnsafeBytes { (raw) throws(VaultError) in
+            try writeAtomically(raw, directory: directory, name: name)
+        }
+    }
+
+    static func writeAtomically(_ bytes: UnsafeRawBufferPointer, directory: String, name: String) throws(VaultError) {
         let fd = try syscall("open the directory \(directory)") {
             open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         }
@@ -155,7 +195,7 @@ enum FileSystem {
     }
 
     private static func writeAtomically(
-        _ bytes: [UInt8], in dir: Int32, name: String, keepingOwner: Bool
+        _ bytes: UnsafeRawBufferPointer, in dir: Int32, name: String, keepingOwner: Bool
     ) throws(VaultError) {
         removeStaleTemporaryFiles(of: name, in: dir)
         let owner = keepingOwner ? ownerToKeep(dir, name) : nil
@@ -177,7 +217,7 @@ enum FileSystem {
                 var offset = 0
                 while offset < bytes.count {
                     let n = try syscall("write \(temporary)") {
-                        bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
+                        write(fd, bytes.baseAddress! + offset, bytes.count - offset)
                     }
                     offset += n
                 }
@@ -200,6 +240,14 @@ enum FileSystem {
                 "\(name) was changed, but flushing its directory to disk failed (\(errno)); "
                     + "the change may not survive a crash", errno: errno)
         }
+    }
+
+    /// `bytes.withUnsafeBytes`, keeping the error's type (Array's is only `rethrows`).
+    static func withBytes<T>(_ bytes: [UInt8], _ body: (UnsafeRawBufferPointer) throws(VaultError) -> T)
+        throws(VaultError) -> T
+    {
+        let result = bytes.withUnsafeBytes { raw in Result { () throws(VaultError) in try body(raw) } }
+        return try result.get()
     }
 
     /// How often a write whose temporary file is deleted before the rename is tried.

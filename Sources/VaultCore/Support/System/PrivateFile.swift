@@ -1,3 +1,5 @@
+import VaultAge
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -7,9 +9,7 @@ extension FileSystem {
     /// nil when it is missing, is not a regular file, belongs to someone else, may be read or
     /// written by group or others, or is larger than `limit` bytes: such a file is not vault's
     /// and is ignored (and replaced at the next write). Never follows a symbolic link.
-    ///
-    /// The caller wipes what is returned.
-    static func readOwnPrivate(_ path: String, limit: Int = 16_384) -> [UInt8]? {
+    static func readOwnPrivate(_ path: String, limit: Int = 16_384) -> SecureBytes? {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
@@ -17,12 +17,21 @@ extension FileSystem {
         guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, st.st_uid == geteuid(),
             st.st_mode & 0o077 == 0, st.st_size < limit
         else { return nil }
-        return try? readAll(fd, path: path, limit: limit)
+        return try? readSecret(fd, path: path, limit: limit)
     }
 
     /// Replaces the private file `path` with `bytes` (mode 0600, durably, as
     /// ``writeAtomically(_:directory:name:)``), creating its directory (0700) if needed.
     static func writePrivate(_ bytes: [UInt8], to path: String) throws(VaultError) {
+        try withBytes(bytes) { (raw) throws(VaultError) in try writePrivate(raw, to: path) }
+    }
+
+    /// ``writePrivate(_:to:)`` for bytes that hold a secret (a journal entry, a cached login).
+    static func writePrivate(_ bytes: SecureBytes, to path: String) throws(VaultError) {
+        try bytes.withUnsafeBytes { (raw) throws(VaultError) in try writePrivate(raw, to: path) }
+    }
+
+    private static func writePrivate(_ bytes: UnsafeRawBufferPointer, to path: String) throws(VaultError) {
         let directory = directory(of: path)
         try makePrivateDirectory(directory, holdingSecrets: true)
         try writeAtomically(bytes, directory: directory, name: baseName(of: path))
