@@ -33,7 +33,7 @@ extension StoreFactory {
             )
         }
         let addresses = try OpenBaoAddress.parse(
-            address.value, variable: address.name, allowHTTP: environment["VAULT_ALLOW_HTTP"] == "1")
+            address.value, variable: address.name, allowHTTP: try allowsPlainHTTP())
         let mount = first("BAO_KV_MOUNT", "VAULT_KV_MOUNT")?.value ?? "secret"
         let skip = first("BAO_SKIP_VERIFY", "VAULT_SKIP_VERIFY").map { Self.isTrue($0.value) } ?? false
         let http = HTTPClient.Configuration(

@@ -18,16 +18,20 @@ extension StoreFactory {
             }
             origins.insert(url.origin)
         }
-        let allowHTTP: Bool
+        return RefreshApproval(
+            directory: stateDirectory().map { $0 + "/refresh-approvals" }, origins: origins,
+            commandsFile: configDirectory().map { $0 + "/refresh-commands" }, allowHTTP: try allowsPlainHTTP())
+    }
+
+    /// `VAULT_ALLOW_HTTP`: `1` lets tokens go over plain http to another machine (OAuth token
+    /// endpoints and `BAO_ADDR` alike); unset or `0` does not; anything else is a usage error.
+    func allowsPlainHTTP() throws(VaultError) -> Bool {
         switch value("VAULT_ALLOW_HTTP") {
-        case nil, "0": allowHTTP = false
-        case "1": allowHTTP = true
+        case nil, "0": return false
+        case "1": return true
         case let text?:
             throw VaultError(.usage, "VAULT_ALLOW_HTTP is '\(text)'; use 1 to allow plain http, or unset it")
         }
-        return RefreshApproval(
-            directory: stateDirectory().map { $0 + "/refresh-approvals" }, origins: origins,
-            commandsFile: configDirectory().map { $0 + "/refresh-commands" }, allowHTTP: allowHTTP)
     }
 
     /// vault's configuration folder: `$XDG_CONFIG_HOME/vault`, or `~/.config/vault`.

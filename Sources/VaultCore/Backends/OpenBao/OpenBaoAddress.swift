@@ -17,7 +17,7 @@ enum OpenBaoAddress {
                     "\(variable) holds an address that is not an http:// or https:// URL; give http:// or https:// addresses, separated by commas"
                 )
             }
-            if !allowHTTP, node.lowercased().hasPrefix("http://"), !isLoopback(host(of: node)) {
+            if !allowHTTP, node.lowercased().hasPrefix("http://"), !HTTPURL.isLoopback(host: host(of: node)) {
                 throw VaultError(
                     .usage,
                     "\(variable) holds \(HTTPURL.origin(of: node)): plain http would send the token in clear over the network; use https://, or set VAULT_ALLOW_HTTP=1 to allow it"
@@ -38,12 +38,5 @@ enum OpenBaoAddress {
             return String(authority[authority.index(after: authority.startIndex)..<close])
         }
         return String(authority.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
-    }
-
-    /// Whether `host` is this machine: `localhost`, 127.0.0.0/8 or ::1.
-    static func isLoopback(_ host: String) -> Bool {
-        if host == "localhost" || host == "::1" || host == "0:0:0:0:0:0:0:1" { return true }
-        let octets = host.split(separator: ".", omittingEmptySubsequences: false)
-        return octets.count == 4 && octets[0] == "127" && octets.allSatisfy { UInt8($0) != nil }
     }
 }

@@ -36,7 +36,7 @@ public struct TokenURL: Equatable, Sendable {
         let defaultPort = scheme == "https" ? 443 : 80
         origin = "\(scheme)://\(host)" + (port == nil || port == defaultPort ? "" : ":\(port!)")
         isPlainHTTP = scheme == "http"
-        isLoopback = Self.isLoopback(host)
+        isLoopback = HTTPURL.isLoopback(host: host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host)
     }
 
     /// The host (lower case) and port of an authority without user information.
@@ -78,13 +78,6 @@ public struct TokenURL: Equatable, Sendable {
     }
 
     private static func isLetter(_ byte: UInt8) -> Bool { (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) }
-
-    private static func isLoopback(_ host: String) -> Bool {
-        if host == "localhost" || host == "[::1]" { return true }
-        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 4, parts.allSatisfy({ UInt8($0) != nil }) else { return false }
-        return parts[0] == "127"
-    }
 
     /// Parses one entry of `VAULT_REFRESH_ORIGINS`: an origin, optionally with a trailing `/`.
     public init?(origin text: String) {

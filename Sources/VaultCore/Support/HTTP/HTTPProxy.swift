@@ -32,6 +32,14 @@ enum HTTPURL {
         return lower.hasPrefix("http://") || lower.hasPrefix("https://")
     }
 
+    /// Whether `host` (lower case, without brackets or port) is this machine: `localhost`,
+    /// 127.0.0.0/8 or `::1`. Plain http is allowed to such a host only: nothing crosses a network.
+    static func isLoopback(host: String) -> Bool {
+        if host == "localhost" || host == "::1" || host == "0:0:0:0:0:0:0:1" { return true }
+        let octets = host.split(separator: ".", omittingEmptySubsequences: false)
+        return octets.count == 4 && octets[0] == "127" && octets.allSatisfy { UInt8($0) != nil }
+    }
+
     /// `scheme://authority` of the URL, without user information, path or query: what messages
     /// may name.
     static func origin(of url: String) -> String {
