@@ -94,7 +94,7 @@ extension OAuthRefreshTests {
         }
     }
 
-    /// A proxy in front of OpenBao that holds one request (Tests/FleetProxy/stall_proxy.py): the
+    /// A proxy in front of OpenBao that holds one request (Tests/fault-proxy.py, `hold`): the
     /// vault that sent it is then killed at a known step, with no hook in vault.
     struct StallProxy {
         let pid: Int32
@@ -104,9 +104,9 @@ extension OAuthRefreshTests {
         init(upstream: String, method: String, suffix: String, when: String, folder: URL) throws {
             let port = try freeLoopbackPort()
             marker = folder.appendingPathComponent("held-\(port)").path
-            let script = VaultRunner.packageRoot.appendingPathComponent("Tests/FleetProxy/stall_proxy.py").path
+            let script = VaultRunner.packageRoot.appendingPathComponent("Tests/fault-proxy.py").path
             pid = try spawnChild(
-                "/usr/bin/python3", [script, String(port), upstream, method, suffix, when, marker],
+                "/usr/bin/python3", [script, String(port), upstream, "hold", method, suffix, when, marker],
                 environment: ["PATH": "/usr/bin:/bin"], input: .null)
             BackgroundProcesses.register(pid)
             address = "http://127.0.0.1:\(port)"

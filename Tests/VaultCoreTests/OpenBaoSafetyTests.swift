@@ -39,10 +39,11 @@ struct OpenBaoSafetyTests {
         let mount = try server.freshMount()
         defer { server.dropMount(mount) }
         let root = try #require(packageRoot())
-        let script = root.appendingPathComponent("Tests/VaultCoreTests/Servers/openbao-lost-answer-proxy.py").path
+        let script = root.appendingPathComponent("Tests/fault-proxy.py").path
         let port = try freeLoopbackPort()
         let pid = try spawnChild(
-            try #require(findExecutable("python3")), [script, String(port), server.address, "2"], environment: nil,
+            try #require(findExecutable("python3")), [script, String(port), server.address, "lose-answers", "2"],
+            environment: nil,
             input: .null)
         BackgroundProcesses.register(pid)
         defer { BackgroundProcesses.stop(pid) }
