@@ -37,10 +37,7 @@ public struct Configuration: Sendable {
     /// Reads `environment` (the tool's one copy of it); `atTerminal` is the tool's answer to
     /// whether a person can answer prompts (stdin and stderr are terminals).
     public init(environment: [String: String], atTerminal: Bool = false) {
-        func value(_ name: String) -> String? {
-            guard let value = environment[name], !value.isEmpty else { return nil }
-            return value
-        }
+        func value(_ name: String) -> String? { Self.value(name, in: environment) }
         self.environment = environment
         self.folders = Folders(
             runtime: Folders.absolute(value("XDG_RUNTIME_DIR")), state: Folders.absolute(value("XDG_STATE_HOME")),
@@ -56,6 +53,12 @@ public struct Configuration: Sendable {
         self.promptTimeout = Self.seconds(
             value("VAULT_PROMPT_TIMEOUT"), default: Self.defaultPromptTimeout, variable: "VAULT_PROMPT_TIMEOUT",
             example: "120")
+    }
+
+    /// `name`'s value in `environment`: nil when it is unset or empty (empty counts as unset).
+    static func value(_ name: String, in environment: [String: String]) -> String? {
+        guard let value = environment[name], !value.isEmpty else { return nil }
+        return value
     }
 
     /// The one rule for `CI`: set to anything but empty, `0` or `false` (in any case). CI systems

@@ -4,10 +4,7 @@ extension HTTPProxy.Variables {
     /// http, `https_proxy`/`HTTPS_PROXY` for https, then `all_proxy`/`ALL_PROXY`;
     /// `no_proxy`/`NO_PROXY`. Empty counts as unset.
     init(environment: [String: String]) {
-        func value(_ name: String) -> String? {
-            guard let value = environment[name], !value.isEmpty else { return nil }
-            return value
-        }
+        func value(_ name: String) -> String? { Configuration.value(name, in: environment) }
         self.init(
             http: value("http_proxy"), https: value("https_proxy") ?? value("HTTPS_PROXY"),
             all: value("all_proxy") ?? value("ALL_PROXY"), noProxy: value("no_proxy") ?? value("NO_PROXY"))

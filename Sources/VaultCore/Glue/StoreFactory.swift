@@ -32,10 +32,7 @@ public struct StoreFactory {
     /// Whether vault may ask on the terminal (``Configuration/allowsPrompts``).
     public var allowsPrompts: Bool { configuration.allowsPrompts }
 
-    func value(_ name: String) -> String? {
-        guard let value = environment[name], !value.isEmpty else { return nil }
-        return value
-    }
+    func value(_ name: String) -> String? { Configuration.value(name, in: environment) }
 
     /// The service names are given under: `--service`, `VAULT_SERVICE`, or `vault`.
     public func service() throws(VaultError) -> String {

@@ -1,5 +1,3 @@
-import FoundationEssentials
-
 /// The refresh lease of a living token, kept in the KV v2 mount beside the token
 /// (docs/openbao.md, "Refresh leases"), and the check-and-set write of a companion that the
 /// refresh under it makes.
@@ -51,15 +49,11 @@ extension OpenBaoStore: SecretLeaseStore {
     }
 
     public func write(_ record: SecretRecord, ifVersion version: Int) throws(VaultError) -> Bool {
-        let value: (String, JSONValue)
-        if !record.value.contains(0), String(validating: record.value, as: UTF8.self) != nil {
-            value = ("value", .string(Array(record.value)))
-        } else {
-            value = ("value_base64", .string(Array(Data(record.value).base64EncodedString().utf8)))
-        }
+        let data = Self.dataObject(record.value)
+        // The request's copies of the value are wiped once it is sent.
+        defer { data.wipeStrings() }
         let written = try casWrite(
-            OpenBaoPath.path(of: record.name), data: .object([value]), version: version,
-            doing: "writing \(record.name)")
+            OpenBaoPath.path(of: record.name), data: data, version: version, doing: "writing \(record.name)")
         return written != nil
     }
 

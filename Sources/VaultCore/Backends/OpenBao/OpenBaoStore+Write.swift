@@ -62,9 +62,7 @@ extension OpenBaoStore {
 
     /// The data object of a version: `value` for UTF-8 text without NUL, else `value_base64`.
     static func dataObject(_ value: SecureBytes) -> JSONValue {
-        // Checked in place: `String(validating:)` would leave an unwiped copy of the value.
-        let isText = value.withUnsafeBytes { !$0.contains(0) && UTF8.isValid($0) }
-        if isText { return .object([("value", .string(value.unprotectedArray))]) }
+        if value.isText { return .object([("value", .string(value.unprotectedArray))]) }
         var encoded = SecureBytes()
         encoded.appendBase64(of: value)
         return .object([("value_base64", .string(encoded.unprotectedArray))])

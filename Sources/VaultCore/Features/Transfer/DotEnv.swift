@@ -67,7 +67,7 @@ public enum DotEnv {
                     "'\(account)' cannot be a dotenv key (only letters, digits and _ . - / are)", remedy: .useJSONFormat
                 )
             }
-            guard !record.value.contains(0), String(validating: record.value, as: UTF8.self) != nil else {
+            guard record.value.isText else {
                 throw VaultError(
                     .usage, "the value of '\(account)' is binary (a NUL byte or invalid UTF-8)", remedy: .useJSONFormat)
             }

@@ -15,7 +15,7 @@ enum SecretsJSON {
         for (index, record) in records.enumerated() {
             out += "  {\"name\":".utf8
             JSONString.append(record.name.account.utf8, to: &out)
-            if !record.value.contains(0), String(validating: record.value, as: UTF8.self) != nil {
+            if record.value.isText {
                 out += ",\"value\":".utf8
                 JSONString.append(record.value, to: &out)
             } else {

@@ -1,3 +1,5 @@
+import VaultAge
+
 /// A parsed JSON document (RFC 8259), strict: one value, UTF-8, no trailing commas or comments.
 ///
 /// Strings are kept as their UTF-8 bytes so that a value survives byte for byte; object members
@@ -63,6 +65,13 @@ extension UTF8 {
             }
         }
     }
+}
+
+extension SecureBytes {
+    /// Whether the bytes are text: well-formed UTF-8 without a NUL byte (a JSON `value` or a
+    /// dotenv value; anything else is written as `value_base64`). Checked in place:
+    /// `String(validating:)` would leave an unwiped copy of the secret.
+    var isText: Bool { withUnsafeBytes { !$0.contains(0) && UTF8.isValid($0) } }
 }
 
 private struct JSONParser {
