@@ -203,14 +203,6 @@ extension VaultError {
     }
 }
 
-/// `5` for 5.0, `0.5` for 0.5: how a time-out appears in messages.
-func formatSeconds(_ seconds: Double) -> String {
-    if seconds.isFinite, seconds == seconds.rounded(), abs(seconds) < 1e15 {
-        return String(Int64(seconds))
-    }
-    return String(seconds)
-}
-
 /// An error the provider sent over D-Bus, as GLib words it: `GDBus.Error:NAME: TEXT`.
 struct RemoteError {
     /// The D-Bus error name, e.g. `org.freedesktop.DBus.Error.AccessDenied`.

@@ -61,7 +61,7 @@ enum RefreshCommand {
             _ = valueOrErrno { waitpid(pid, nil, 0) }
             throw VaultError(
                 .unavailable,
-                "the refresh command of '\(name.account)' did not finish within \(timeout.secondsText) s (VAULT_TIMEOUT); "
+                "the refresh command of '\(name.account)' did not finish within \(formatSeconds(timeout)) s (VAULT_TIMEOUT); "
                     + "it was stopped")
         }
         let exited = status & 0x7F == 0

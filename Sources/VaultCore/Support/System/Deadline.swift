@@ -29,7 +29,10 @@ struct Deadline: Sendable {
     }
 }
 
-extension Double {
-    /// A limit in seconds as a user writes it: `2`, `0.5`.
-    var secondsText: String { self == rounded() && abs(self) < 1e15 ? String(Int(self)) : String(self) }
+/// `5` for 5.0, `0.5` for 0.5: how a time-out appears in messages.
+func formatSeconds(_ seconds: Double) -> String {
+    if seconds.isFinite, seconds == seconds.rounded(), abs(seconds) < 1e15 {
+        return String(Int64(seconds))
+    }
+    return String(seconds)
 }

@@ -124,7 +124,7 @@ final class LockFile {
                 close(fd)
                 throw VaultError(
                     .unavailable,
-                    "gave up after \(seconds.secondsText) s waiting for \(what) (another process holds \(path)); "
+                    "gave up after \(formatSeconds(seconds)) s waiting for \(what) (another process holds \(path)); "
                         + "VAULT_TIMEOUT sets the wait")
             }
             // Polling, because flock has no timeout; the pause grows to 100 ms so that a long
