@@ -44,7 +44,12 @@ enum Hygiene {
     /// they are its caller's, meant for the command; every later one is vault's own.
     static func saveInheritedDescriptors() {
         var found = [Int32](repeating: 0, count: 256)
-        let count = CVaultProcess_openDescriptors(3, &found, Int32(found.count))
+        var count = CVaultProcess_openDescriptors(3, &found, Int32(found.count))
+        if count > Int32(found.count) {
+            // More than the first guess: every one of them is the caller's, so list them all.
+            found = [Int32](repeating: 0, count: Int(count) + 64)
+            count = CVaultProcess_openDescriptors(3, &found, Int32(found.count))
+        }
         inherited = count > 0 ? Array(found.prefix(Int(min(count, Int32(found.count))))) : []
     }
 

@@ -37,6 +37,18 @@ struct InheritedDescriptorTests {
             environment: vault.environment)
         passed.expectSuccess()
         #expect(passed.stdoutText == "0\n1\n2\n7\n", "with 7 passed: \(passed.stdoutText)")
+        // However many the caller passes (more than vault's first guess of 256), all reach it.
+        let many = try runTool(
+            "/bin/bash",
+            [
+                "-c",
+                "for fd in $(seq 10 309); do eval \"exec $fd</dev/null\"; done; "
+                    + "exec \"$0\" exec --env API=api -- sh -c 'ls /proc/$$/fd | wc -l'",
+                VaultRunner.binary,
+            ],
+            environment: vault.environment)
+        many.expectSuccess()
+        #expect(many.stdoutText == "303\n", "with 300 passed, the command has: \(many.stdoutText)")
 
         let seen = vault.path("refresh-fds")
         try vault.run([

@@ -132,8 +132,7 @@ extension OpenBaoClient {
         let each = failures.enumerated().map { index, failure in
             failure ?? "\(HTTPURL.origin(of: settings.addresses[index])): not tried in time"
         }
-        let seconds =
-            settings.timeout.rounded() == settings.timeout ? String(Int(settings.timeout)) : String(settings.timeout)
+        let seconds = formatSeconds(settings.timeout)
         return VaultError(
             .unavailable,
             "no node served the request within VAULT_TIMEOUT (\(seconds) s): \(each.joined(separator: "; ")); check BAO_ADDR and that the servers are running"
