@@ -156,7 +156,7 @@ struct CrashSafetyTests {
         // Kills go on until enough have landed in the write; on a busy machine more of them land
         // in start-up, so the count of kills varies and the count that matters does not.
         let wanted = 40
-        let limit = 1200
+        let limit = 3000
         var iterations = 0
         var killedInWrite = 0
         var killedOutside = 0
