@@ -95,9 +95,7 @@ struct ImportExportTests {
             "plain", "", "with space", "it's", "say \"hi\"", "back\\slash\\", "line\nbreak\n", "cr\r\nlf", "tab\t",
             "$HOME ${X} `cmd`", "# hash", "  padded  ", "uni\u{E9}\u{1F511}", "=", "'\"'",
         ]
-        for (index, text) in texts.enumerated() {
-            try source.set("t\(index)", text, text.isEmpty ? ["--allow-empty"] : [])
-        }
+        for (index, text) in texts.enumerated() { try source.set("t\(index)", text) }
         let dotenv = try source.run(["export", "--format", "dotenv"])
         dotenv.expectSuccess()
         #expect(dotenv.stderr.isEmpty)

@@ -60,7 +60,8 @@ struct OpenBaoCommandTests {
             "big": patternBytes(count: 200_000), "nested/name": Array("n".utf8),
         ]
         for (name, value) in values {
-            try runner.run(["--backend", "file", "set", name], stdin: value).expectSuccess()
+            try runner.run(["--backend", "file", "set", name] + (value.isEmpty ? ["--allow-empty"] : []), stdin: value)
+                .expectSuccess()
         }
         try runner.run(["migrate", "--from", "file", "--to", "openbao"]).expectSuccess()
         for (name, value) in values {
