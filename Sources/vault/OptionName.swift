@@ -23,6 +23,7 @@ extension OptionName {
     static let expiresAt = OptionName("expires-at")
     static let refreshCommand = OptionName("refresh-command")
     static let allowExpired = OptionName("allow-expired")
+    static let allowEmpty = OptionName("allow-empty")
     static let json = OptionName("json")
     static let long = OptionName("long")
     static let expired = OptionName("expired")

@@ -23,7 +23,9 @@ struct AgeInteropTests {
         let identity = X25519Identity.generate()
         vault.environment["VAULT_IDENTITY"] = identity.encoded
         let values: [String: [UInt8]] = ["gh": Array("ghp_abc".utf8), "bin": [0, 255, 10], "empty": []]
-        for (name, value) in values { try vault.run(["set", name], stdin: value).expectSuccess() }
+        for (name, value) in values {
+            try vault.run(["set", name] + (value.isEmpty ? ["--allow-empty"] : []), stdin: value).expectSuccess()
+        }
         try vault.run(["--service", "other", "set", "x", "--expires-at", "2030-01-02T03:04:05Z"], stdin: [1])
             .expectSuccess()
         let keyFile = vault.path("key.txt")

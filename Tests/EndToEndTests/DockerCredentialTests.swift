@@ -89,6 +89,50 @@ struct DockerCredentialTests {
         #expect(version.stdoutText.hasPrefix("docker-credential-vault (vault) "))
     }
 
+    @Test("list returns the ServerURL as stored; errors as the reference helpers: stdout, exit 1, nothing stored")
+    func referenceContract() throws {
+        let vault = try VaultRunner.withHelpers()
+        defer { vault.cleanUp() }
+        let helper = "docker-credential-vault"
+        // The Docker CLI stores Docker Hub's logins under this URL and looks up the keys list returns.
+        try vault.helper(
+            helper, ["store"],
+            stdin: #"{"ServerURL":"https://index.docker.io/v1/","Username":"hubuser","Secret":"hub-token"}"#
+        ).expectSuccess()
+        try vault.helper(
+            helper, ["store"], stdin: #"{"ServerURL":"ghcr.io","Username":"octo","Secret":"gh-token"}"#
+        ).expectSuccess()
+        let list = try vault.helper(helper, ["list"])
+        list.expectSuccess()
+        #expect(list.stdoutText == #"{"https://index.docker.io/v1/":"hubuser","ghcr.io":"octo"}"# + "\n")
+        // A later login under another spelling of the same registry is listed as that spelling.
+        try vault.helper(
+            helper, ["store"], stdin: #"{"ServerURL":"index.docker.io/v1","Username":"other","Secret":"t2"}"#
+        ).expectSuccess()
+        #expect(
+            try vault.helper(helper, ["list"]).stdoutText == #"{"ghcr.io":"octo","index.docker.io/v1":"other"}"# + "\n")
+
+        let cases: [(String, String, String)] = [
+            ("store", #"{"ServerURL":"","Username":"u","Secret":"s"}"#, "no credentials server URL"),
+            ("store", #"{"ServerURL":"quay.io","Username":"","Secret":"s"}"#, "no credentials username"),
+            ("get", "\n", "no credentials server URL"),
+            ("erase", "", "no credentials server URL"),
+        ]
+        for (operation, input, message) in cases {
+            let failed = try vault.helper(helper, [operation], stdin: input)
+            #expect(failed.status == 1, "\(operation) \(input): \(failed.stderr)")
+            #expect(failed.stdoutText == message + "\n", "\(operation) \(input)")
+            #expect(failed.stderr.isEmpty, "\(operation) \(input): \(failed.stderr)")
+        }
+        #expect(
+            try vault.run(["ls", "--service", "docker"]).stdoutText
+                == "docker://octo@ghcr.io\ndocker://other@index.docker.io/v1\n")
+        try vault.helper(helper, ["erase"], stdin: "https://index.docker.io/v1/").expectSuccess()
+        try vault.helper(helper, ["erase"], stdin: "ghcr.io").expectSuccess()
+        #expect(try vault.helper(helper, ["list"]).stdoutText == "{}\n")
+        #expect(try vault.run(["ls", "--service", "docker.server_url"]).stdoutText == "")
+    }
+
     @Test("skopeo login stores through the helper, login --get-login reads it, logout erases it")
     func skopeo() throws {
         try requireComponent(findExecutable("skopeo") == nil ? "skopeo is not installed" : nil)

@@ -25,7 +25,7 @@ struct FileBackendTests {
             vault.environment["VAULT_PASSPHRASE"] = "correct horse battery staple"
         }
         for (name, value) in Self.values {
-            try vault.run(["set", name], stdin: value).expectSuccess()
+            try vault.run(["set", name] + (value.isEmpty ? ["--allow-empty"] : []), stdin: value).expectSuccess()
         }
         for (name, value) in Self.values {
             let got = try vault.run(["get", name])

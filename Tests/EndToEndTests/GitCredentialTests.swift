@@ -95,6 +95,42 @@ struct GitCredentialTests {
         try vault.helper("git-credential-vault", ["get"], stdin: "no equals sign\n").expectFailure(2)
     }
 
+    @Test("an ephemeral=1 credential (git 2.46+) is not stored; a useHttpPath path of 300 bytes is")
+    func ephemeralAndLongPath() throws {
+        let vault = try VaultRunner.withHelpers()
+        defer { vault.cleanUp() }
+        // git 2.39 (Debian 12) drops keys it does not know, so git 2.46's store is sent directly.
+        try vault.helper(
+            "git-credential-vault", ["store"],
+            stdin: "capability[]=authtype\nprotocol=https\nhost=git.example.com\nusername=alice\npassword=short-lived\n"
+                + "ephemeral=1\n\n"
+        ).expectSuccess()
+        #expect(try vault.run(["ls", "--service", "git"]).stdoutText == "", "an ephemeral credential was stored")
+        try vault.helper(
+            "git-credential-vault", ["store"],
+            stdin: "protocol=https\nhost=git.example.com\nusername=alice\npassword=kept\nephemeral=0\n\n"
+        ).expectSuccess()
+        #expect(try vault.run(["ls", "--service", "git"]).stdoutText == "https://alice@git.example.com\n")
+
+        // credential.useHttpPath with a long path: real git approves, then fills without asking.
+        let path = "group/" + String(repeating: "sub/", count: 72) + "repo.git"
+        let helper = ["-c", "credential.helper=vault", "-c", "credential.useHttpPath=true"]
+        let url = "https://git.example.com/\(path)"
+        try vault.git(helper + ["credential", "approve"], stdin: "url=\(url)\nusername=bob\npassword=deep\n\n")
+            .expectSuccess()
+        let fill = try vault.git(helper + ["credential", "fill"], stdin: "url=\(url)\n\n")
+        fill.expectSuccess()
+        #expect(fill.stdoutText.contains("username=bob\npassword=deep\n"), "\(fill.stderr)")
+        // Another long path of the same host is another credential.
+        let other = try vault.git(helper + ["credential", "fill"], stdin: "url=\(url).other\n\n")
+        #expect(other.status != 0, "\(other.stdoutText)")
+        let names = try vault.run(["ls", "--service", "git"]).stdoutText.split(separator: "\n")
+        #expect(names.contains { $0.hasPrefix("https://bob@git.example.com/#sha256=") && $0.utf8.count <= 255 })
+        try vault.git(helper + ["credential", "reject"], stdin: "url=\(url)\nusername=bob\npassword=deep\n\n")
+            .expectSuccess()
+        #expect(try vault.run(["ls", "--service", "git"]).stdoutText == "https://alice@git.example.com\n")
+    }
+
     @Test("git clone over HTTP with Basic auth takes the password from vault; a refused one is erased")
     func cloneOverHTTP() throws {
         let server = try GitHTTPServer.shared.get()

@@ -75,7 +75,9 @@ struct OpenBaoClusterTests {
             "OpenBao failover: \(acknowledged.count)/\(total) sets succeeded, the longest took \(longest) s, \(lost.count) lost; failures: \(failures)"
         )
         #expect(acknowledged.count >= 55, "\(acknowledged.count)/\(total) sets succeeded: \(failures)")
-        #expect(longest <= timeout + 3, "a set took \(longest) s")
+        // Bounded by VAULT_TIMEOUT, with room for a loaded machine (a debug binary's start, a
+        // request already sent when the deadline passes): a set that ignored it would wait on.
+        #expect(longest <= timeout + 20, "a set took \(longest) s")
         #expect(lost.isEmpty, "acknowledged and lost: \(lost)")
     }
 }

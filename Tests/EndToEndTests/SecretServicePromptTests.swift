@@ -150,8 +150,10 @@ struct SecretServicePromptTests {
         #expect(read("unanswered.out").isEmpty)
     }
 
-    /// The run without a terminal (files batch.*): exit 4 within 5 s, the message names `remedy`,
-    /// nothing on standard output.
+    /// The run without a terminal (files batch.*): exit 4 without waiting for the dialog, the
+    /// message names `remedy`, nothing on standard output. "Without waiting" is checked against
+    /// VAULT_PROMPT_TIMEOUT (60 s in the scripts), the wait a dialog would cost, with room for a
+    /// loaded machine's slow start; that no dialog opened is checked without a clock.
     private func expectRefusedAtOnce(
         _ read: (String) -> String, saying remedy: String, sourceLocation: SourceLocation = #_sourceLocation
     ) {
@@ -159,7 +161,7 @@ struct SecretServicePromptTests {
         #expect(read("batch.err").contains(remedy), "\(read("batch.err"))", sourceLocation: sourceLocation)
         #expect(read("batch.out").isEmpty, sourceLocation: sourceLocation)
         #expect(
-            (Int(read("batch.ms")) ?? .max) < 5_000, "no terminal took \(read("batch.ms")) ms",
+            (Int(read("batch.ms")) ?? .max) < 30_000, "no terminal took \(read("batch.ms")) ms",
             sourceLocation: sourceLocation)
     }
 }

@@ -50,7 +50,9 @@ struct SecretServiceUnlockTests {
         let read = run.read
         #expect(read("closed.status") == "4", "closed wallet: \(read("closed.err"))")
         #expect(read("closed.err").contains("locked"), "\(read("closed.err"))")
-        #expect((Int(read("closed.ms")) ?? .max) < 5_000, "a closed wallet took \(read("closed.ms")) ms")
+        // "At once" is against the wait for a dialog (VAULT_PROMPT_TIMEOUT, 120 s by default),
+        // with room for a loaded machine; the exit status and message above are what vault says.
+        #expect((Int(read("closed.ms")) ?? .max) < 30_000, "a closed wallet took \(read("closed.ms")) ms")
         #expect(read("opened.status") == "0", "wallet opened at login: \(read("opened.err"))")
         #expect(read("opened.out") == "abc")
         for name in ["new", "a"] {

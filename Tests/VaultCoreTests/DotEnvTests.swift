@@ -67,10 +67,25 @@ struct DotEnvTests {
         #expect(try parse("T=trail \t \nU = \t both\t\n") == ["T": "trail", "U": "both"])
     }
 
-    @Test("CRLF line endings and a byte order mark")
+    @Test("CRLF and lone CR line endings and a byte order mark")
     func crlf() throws {
-        let parsed = try parse("\u{FEFF}A=1\r\nB=\"x\r\ny\"\r\nC='z'\r\n\r\nD=lone\rcr\n")
-        #expect(parsed == ["A": "1", "B": "x\ny", "C": "z", "D": "lone\rcr"])
+        let parsed = try parse("\u{FEFF}A=1\r\nB=\"x\r\ny\"\r\nC='z'\r\n\r\nD=lone\rcr=2\n")
+        #expect(parsed == ["A": "1", "B": "x\ny", "C": "z", "D": "lone", "cr": "2"])
+        // Node dotenv's, dotenvx's and python-dotenv's tests: a lone CR ends a line, never merges two.
+        #expect(
+            try parse("SERVER=localhost\rPASSWORD=password\rDB=tests\r")
+                == ["SERVER": "localhost", "PASSWORD": "password", "DB": "tests"])
+        #expect(try parse("A='x\ry'\rB=\"1\r2\"\r") == ["A": "x\ny", "B": "1\n2"])
+        let lines = try DotEnv.parse(Array("A=1\rB=2\r\rC=3".utf8))
+        #expect(lines.map(\.line) == [1, 2, 4])
+    }
+
+    @Test("\\' inside single quotes does not end the value and keeps its backslash, as most parsers read it")
+    func escapedSingleQuote() throws {
+        // python-dotenv's set_key writes `a='b\'c'`; Node dotenv, dotenvx and compose-go read `b\'c`.
+        #expect(try parse("a='b\\'c'\n") == ["a": "b\\'c"])
+        #expect(try parse("A='it\\'s' # comment\nB='x\\y'\n") == ["A": "it\\'s", "B": "x\\y"])
+        #expect(try parse("A='one\\'\ntwo'\n") == ["A": "one\\'\ntwo"])
     }
 
     @Test("line numbers count the lines of multi-line values")
@@ -86,6 +101,7 @@ struct DotEnvTests {
             ("A=1\n=value\n", "dotenv line 2: expected KEY=VALUE"),
             ("A=1\n\nB=\"open\n", "dotenv line 3: the double-quoted value of B has no closing quote"),
             ("A='open\nB=2\n", "dotenv line 1: the single-quoted value of A has no closing quote"),
+            ("A='open\\'\nB=2\n", "dotenv line 1: the single-quoted value of A has no closing quote"),
             ("A=\"x\" junk\n", "dotenv line 1: unexpected text after the closing quote of A"),
             ("A=1\r\nB\r\n", "dotenv line 2: expected KEY=VALUE"),
             ("my key=1\n", "dotenv line 1: expected KEY=VALUE"),

@@ -123,7 +123,10 @@ struct HTTPClientTests {
             #expect(error.kind == .timeout)
             #expect(error.vaultError.code == .unavailable)
             #expect(!error.vaultError.message.contains("t0ken"))
-            #expect(elapsed >= 0.9 && elapsed < 5, "took \(elapsed) s")
+            // Not before the deadline (what the client controls); the upper bound only catches a
+            // wait for the server, which holds the request for an hour: a loaded machine can
+            // add seconds to a 1 s deadline, so it is not a measure of how late the client is.
+            #expect(elapsed >= 0.9 && elapsed < 60, "took \(elapsed) s")
         }
         let spent = Deadline(seconds: 0)
         let error = try #require(throws: HTTPError.self) {

@@ -172,7 +172,10 @@ struct OpenBaoStoreTests {
         let started = Date()
         let timedOut = try #require(throws: VaultError.self) { try hanging.write(try record("s", "x", [1])) }
         #expect(timedOut.code == .unavailable)
-        #expect(Date().timeIntervalSince(started) < 5)
+        #expect(timedOut.message.contains("did not answer in time"), "\(timedOut.message)")
+        // The listener never answers: the bound only catches a wait without a deadline; a loaded
+        // machine can add seconds to the 1 s timeout, so it says nothing about how late it fired.
+        #expect(Date().timeIntervalSince(started) < 60)
 
         let badToken = OpenBaoStore.testStore(server, token: "not-a-token")
         let denied = try #require(throws: VaultError.self) { try badToken.read(name) }

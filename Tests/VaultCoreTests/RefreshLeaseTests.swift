@@ -90,11 +90,18 @@ struct RefreshLeaseTests {
     @Test("a free lease is taken with check-and-set and released against the version written")
     func takeAndRelease() throws {
         let lease = lease(timeout: 1)
+        let before = RefreshLease.nowMilliseconds()
         guard case .taken(let held) = try lease.acquire(settled: { nil }) else {
             Issue.record("a free lease was not taken")
             return
         }
-        #expect(held.version == 1 && lease.hasTime(held, seconds: 3) && !lease.hasTime(held, seconds: 5))
+        let after = RefreshLease.nowMilliseconds()
+        // 3 × the 1 s budget + 1 s from when it was taken: bounds read around the call, so a
+        // stalled thread cannot make the check fail.
+        #expect(held.version == 1 && held.expires >= before + 4000 && held.expires <= after + 4000)
+        #expect(!lease.hasTime(held, seconds: 5))
+        let anHourLeft = RefreshLease.Held(version: held.version, expires: RefreshLease.nowMilliseconds() + 3_600_000)
+        #expect(lease.hasTime(anHourLeft, seconds: 3))
         #expect(try store.readLease(name).holder?.holder == lease.holder)
         lease.release(held)
         #expect(try store.readLease(name) == StoredRefreshLease(version: 2, holder: nil))
@@ -180,7 +187,9 @@ struct RefreshLeaseTests {
         let name = self.name
         let fresh = token("new")
         let other = Thread {
-            usleep(300_000)
+            // After the waiter has seen the lease held (its first read), not after a guessed
+            // 300 ms: a release before that read would let the waiter take the free lease.
+            while store.state.withLock({ $0.leaseReads }) == 0 { usleep(1_000) }
             try? store.write(fresh)
             store.state.withLock { $0.leases[name] = StoredRefreshLease(version: 8, holder: nil) }
         }

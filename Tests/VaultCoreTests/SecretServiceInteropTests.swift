@@ -19,7 +19,7 @@ struct SecretServiceInteropTests {
         let store = try SecretServiceStore(timeout: SessionKeyring.timeout)
 
         let alice = try SecretName(service: service, account: "alice")
-        let stored = try runTool(
+        let stored = try runSecretServiceClient(
             secretTool, ["store", "--label=from secret-tool", "service", service, "username", "alice"],
             input: Array("from secret-tool".utf8), timeout: 30)
         try #require(stored.status == 0, "secret-tool store: \(stored.stderr)")
@@ -38,14 +38,15 @@ struct SecretServiceInteropTests {
             ProcessInfo.processInfo.environment["VAULT_TEST_PROVIDER"] ?? "")
         for value in [Array("from vault".utf8), [0, 1, 0, 0xFF, 0x80, 0x0A], []] {
             try store.write(SecretRecord(name: bob, value: value, metadata: Self.metadata()))
-            let looked = try runTool(secretTool, ["lookup", "service", service, "username", "bob"], timeout: 30)
+            let looked = try runSecretServiceClient(
+                secretTool, ["lookup", "service", service, "username", "bob"], timeout: 30)
             if keepsContentType && SecretServiceItems.contentType(for: value) != "text/plain" {
                 #expect(looked.stderr.contains("does not contain a textual password"), "\(looked.stderr)")
                 #expect(try store.read(bob)?.value == value)
                 continue
             }
             #expect(looked.status == 0, "secret-tool lookup: \(looked.stderr)")
-            #expect(looked.stdout == value, "secret-tool read \(looked.stdout) for \(value)")
+            #expect(looked.stdout == value, "secret-tool read \(looked.stdout) for \(value): \(looked.stderr)")
         }
     }
 
@@ -82,7 +83,8 @@ struct SecretServiceInteropTests {
         metadata.expires = Timestamp(secondsSince1970: 1_900_000_000)
         try store.write(SecretRecord(name: erin, value: Array("new".utf8), metadata: metadata))
 
-        let search = try runTool(secretTool, ["search", "--all", "service", service, "username", "erin"], timeout: 30)
+        let search = try runSecretServiceClient(
+            secretTool, ["search", "--all", "service", service, "username", "erin"], timeout: 30)
         let items = search.stdoutText.split(separator: "\n").filter { $0.hasPrefix("[/") }
         #expect(items.count == 1, "expected one item, found:\n\(search.stdoutText)")
         // secret-tool prints the attributes on stderr.
@@ -105,7 +107,7 @@ struct SecretServiceInteropTests {
             created: Timestamp(secondsSince1970: 1_700_000_000), updated: Timestamp(secondsSince1970: 1_700_000_100),
             expires: Timestamp(secondsSince1970: 1_800_000_000))
         try store.write(SecretRecord(name: name, value: Array("v".utf8), metadata: metadata))
-        let search = try runTool(secretTool, ["search", "--all", "service", service], timeout: 30)
+        let search = try runSecretServiceClient(secretTool, ["search", "--all", "service", service], timeout: 30)
         let shown = search.stdoutText + search.stderr  // secret-tool prints the attributes on stderr
         for line in [
             "label = vault: \(service)/frank", "schema = org.freedesktop.Secret.Generic",
@@ -146,7 +148,7 @@ private enum Python {
     }()
 
     static func set(_ service: String, _ username: String, _ password: String) throws {
-        let result = try runTool(
+        let result = try runSecretServiceClient(
             executable,
             ["-c", prelude + "\nkeyring.set_password(sys.argv[1], sys.argv[2], sys.stdin.read())", service, username],
             input: Array(password.utf8), environment: inheritedEnvironment(adding: environment), timeout: 30)
@@ -154,7 +156,7 @@ private enum Python {
     }
 
     static func get(_ service: String, _ username: String) throws -> String? {
-        let result = try runTool(
+        let result = try runSecretServiceClient(
             executable,
             [
                 "-c",

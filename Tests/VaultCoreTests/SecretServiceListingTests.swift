@@ -31,15 +31,20 @@ struct SecretServiceListingTests {
         // that churn kwalletd now and then drops the churner's own session ("Can't find session"),
         // a failure of that client, not of vault's listing: the churner goes on with the next
         // cycle (each call opens a new session) and reports how many cycles completed.
+        // It churns from its first completed cycle (it then creates the file sys.argv[2]) until
+        // the file sys.argv[3] exists: the listings below wait for the one and make the other,
+        // so they overlap the churn however slow the machine, with no clock to guess.
         let script = """
-            import keyring, sys, time
-            end = time.time() + float(sys.argv[2])
+            import keyring, os, sys, time
+            end = time.time() + 300  # only if the test never says stop
             i = failed = 0
-            while time.time() < end:
+            while not os.path.exists(sys.argv[3]) and time.time() < end:
                 try:
                     keyring.set_password(sys.argv[1], "u%d" % (i % 8), "v")
                     keyring.delete_password(sys.argv[1], "u%d" % (i % 8))
                     i += 1
+                    if i == 1:
+                        open(sys.argv[2], "w").close()
                 except Exception as error:
                     failed += 1
                     if failed > 100:
@@ -50,22 +55,28 @@ struct SecretServiceListingTests {
         defer { removeTemporaryDirectory(directory) }
         let churned = directory.appendingPathComponent("churned").path
         let errors = directory.appendingPathComponent("errors").path
+        let started = directory.appendingPathComponent("started").path
+        let stop = directory.appendingPathComponent("stop").path
         let churner = try spawnChild(
-            "/usr/bin/python3", ["-c", script, churn, "6"], environment: nil, input: .null, output: churned,
+            "/usr/bin/python3", ["-c", script, churn, started, stop], environment: nil, input: .null, output: churned,
             errors: errors)
         var churnerStatus: Int32?
         defer { if churnerStatus == nil { stopChild(churner) } }
-        var listings = 0
-        let end = Date().addingTimeInterval(5)
-        while Date() < end {
+        while !FileManager.default.fileExists(atPath: started), churnerStatus == nil {
+            churnerStatus = waitChild(churner, timeout: 0)
+            if churnerStatus == nil { usleep(10_000) }
+        }
+        try #require(
+            churnerStatus == nil,
+            "the churner stopped before its first cycle: \((try? String(contentsOfFile: errors, encoding: .utf8)) ?? "")"
+        )
+        // Six listings while it churns (it churns until told to stop).
+        for _ in 0..<3 {
             let all = try store.list(service: nil)
             #expect(all.filter { $0.name.service == steady }.count == steadyCount)
             _ = try store.list(service: churn)
-            listings += 2
         }
-        // Each look at 100 items takes a while on a busy machine; a few of them, all while the
-        // churner runs (it runs for longer than this loop), are what this test needs.
-        #expect(listings >= 4)
+        #expect(FileManager.default.createFile(atPath: stop, contents: nil), "cannot tell the churner to stop")
         churnerStatus = waitChild(churner, timeout: 60)
         let stderr = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
         #expect(churnerStatus == 0, "the churner failed: \(stderr)")

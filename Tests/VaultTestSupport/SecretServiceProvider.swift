@@ -25,10 +25,13 @@ public enum SecretServiceProvider: String, Sendable, CaseIterable {
 
 /// KWallet's session key exchange fails now and then (issue 12, item 6): about 1 call in 100
 /// ends in "Client public key size is invalid" or "Received invalid secret from the secret
-/// storage", for vault and secret-tool alike. vault retries once with a fresh session; the other
-/// clients the tests use (secret-tool, python3-keyring) do not, and two failures in a row stay
-/// possible. A test case on KWallet in which that message appears reports it, and what follows
-/// from it in the same case, as an intermittent known issue; a case without it fails as usual.
+/// storage", for vault and secret-tool alike. vault retries once with a fresh session; the tests
+/// run the clients that do not (secret-tool, python3-keyring) through ``runSecretServiceClient``,
+/// which tries up to three times. Failures in a row stay possible, so on KWallet an issue that
+/// itself shows one of the messages (an error thrown with it, or an expectation whose comment
+/// carries it, such as a client's stderr) is reported as an intermittent known issue. Exactly
+/// that: any other issue fails as usual, in the same test case too, so a check must carry the
+/// message (or end the case, as `#require` does) where a failed exchange leads to it.
 public struct KWalletSessionFlakes: SuiteTrait, TestTrait, TestScoping {
     public static let messages = [
         "Client public key size is invalid", "Received invalid secret from the secret storage",
@@ -36,36 +39,40 @@ public struct KWalletSessionFlakes: SuiteTrait, TestTrait, TestScoping {
 
     public var isRecursive: Bool { true }
 
+    /// Whether `text` shows KWallet's failed key exchange.
+    public static func shows(_ text: String) -> Bool { messages.contains { text.contains($0) } }
+
     public func provideScope(
         for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
     ) async throws {
         guard testCase != nil, SecretServiceProvider.current == .kwallet else { return try await function() }
-        let seen = Seen()
         try await Testing.withKnownIssue(
-            "KWallet's session key exchange failed (a client that does not retry, or twice in a row)",
+            "KWallet's session key exchange failed (in three tries of a client, or twice in a row in vault)",
             isIntermittent: true
         ) {
             try await function()
         } matching: { issue in
-            let text = ([String(describing: issue)] + issue.comments.map(\.rawValue)).joined(separator: "\n")
-            return seen.update(Self.messages.contains { text.contains($0) })
+            Self.shows(([String(describing: issue)] + issue.comments.map(\.rawValue)).joined(separator: "\n"))
         }
     }
+}
 
-    /// Whether the message has appeared in this test case; the matcher is called from any thread.
-    private final class Seen: @unchecked Sendable {
-        // @unchecked: `appeared` is only read and written with `lock` held.
-        private let lock = NSLock()
-        private var appeared = false
-
-        /// Records whether this issue shows the message; true if it or an earlier one did.
-        func update(_ shows: Bool) -> Bool {
-            lock.lock()
-            defer { lock.unlock() }
-            appeared = appeared || shows
-            return appeared
-        }
+/// Runs a Secret Service client that does not retry KWallet's failed key exchanges itself
+/// (secret-tool, python3-keyring): on KWallet, a run whose stderr shows one is repeated, at most
+/// three runs in all. The calls the tests make this way are idempotent (store, lookup, search).
+public func runSecretServiceClient(
+    _ path: String, _ arguments: [String], input: [UInt8] = [], environment: [String: String]? = nil,
+    timeout: Double? = nil
+) throws -> ToolResult {
+    var result = try runTool(path, arguments, input: input, environment: environment, timeout: timeout)
+    var runs = 1
+    while SecretServiceProvider.current == .kwallet, runs < 3, result.status != 0,
+        KWalletSessionFlakes.shows(result.stderr)
+    {
+        result = try runTool(path, arguments, input: input, environment: environment, timeout: timeout)
+        runs += 1
     }
+    return result
 }
 
 extension Trait where Self == KWalletSessionFlakes {

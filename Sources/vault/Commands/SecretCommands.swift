@@ -8,7 +8,9 @@ extension CommandSpec {
         details: """
             The value is every byte of standard input, exactly (no newline is removed). On a terminal,
             vault asks for it without echo instead (one line). Values never come from the command line,
-            where other users could see them in ps. The limit is 1 MiB.
+            where other users could see them in ps. The limit is 1 MiB. An empty value (nothing on
+            standard input, or nothing typed) is refused with exit 2 and nothing is stored, unless
+            --allow-empty is given: an unset variable piped in is a mistake, not a token.
             An existing secret is replaced in place and keeps its creation time.
             With --refresh-command CMD and --expires-in D, NAME is a living token: when it has expired or
             expires within VAULT_REFRESH_SKEW seconds, a read runs CMD (sh -c) and stores what it prints,
@@ -22,6 +24,7 @@ extension CommandSpec {
             OptionSpec(
                 .refreshCommand, value: "CMD",
                 "on expiry, run CMD with sh -c for a new token (a bare token or token JSON; docs/tokens.md)"),
+            OptionSpec(.allowEmpty, "store an empty value instead of refusing it"),
         ],
         run: { (invocation) throws(VaultError) in
             let operands = invocation.commandLine.operands + (invocation.commandLine.terminated ?? [])
@@ -48,7 +51,17 @@ extension CommandSpec {
             } else {
                 value = try StandardIO.readAll(limit: Vault.maximumValueSize)
             }
-            try invocation.vault().set(name, value: value, expires: expires)
+            // The store first: a wrong backend or setting is named before the value is judged.
+            let vault = try invocation.vault()
+            // `printf %s "$TOKEN" | vault set NAME` with TOKEN unset: refused here, not found out
+            // later when the empty token fails far away.
+            if value.isEmpty, !invocation.flag(.allowEmpty) {
+                throw VaultError(
+                    .usage,
+                    "the value of \(name.account) is empty; nothing was stored (give --allow-empty to store an empty value)"
+                )
+            }
+            try vault.set(name, value: value, expires: expires)
             return ExitStatus.success
         })
 

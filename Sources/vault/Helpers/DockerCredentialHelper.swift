@@ -36,8 +36,10 @@ enum DockerCredentialHelper {
             }
             return ExitStatus.success
         } catch {
-            StandardIO.error(error.wording)
-            return ExitStatus.of(error.code)
+            // As docker-credential-helpers' `credentials.Serve`: the clients read the error from
+            // standard output and know only success and failure.
+            StandardIO.print(error.wording + "\n")
+            return 1
         }
     }
 

@@ -45,7 +45,8 @@ enum HelperRole {
 
                 The docker-credential-helpers protocol: "credsStore": "vault" or "credHelpers" in the auth file.
                 Credentials are the secrets docker://USER@SERVER of the service docker. A missing one answers
-                'credentials not found in native keychain' and exits 1. See CREDENTIAL HELPERS in 'man vault'.
+                'credentials not found in native keychain' and exits 1; every error goes to standard output
+                with exit 1, as the reference helpers do. See CREDENTIAL HELPERS in 'man vault'.
 
                 """
         }

@@ -21,7 +21,9 @@ extension VaultRunner {
     )
         throws
     {
-        try run(["set", name] + options, stdin: value).expectSuccess(sourceLocation: sourceLocation)
+        // An empty value is stored only when asked for (`set` refuses it otherwise).
+        let allowEmpty = value.isEmpty ? ["--allow-empty"] : []
+        try run(["set", name] + options + allowEmpty, stdin: value).expectSuccess(sourceLocation: sourceLocation)
     }
 
     func set(

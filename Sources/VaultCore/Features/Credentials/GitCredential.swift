@@ -4,8 +4,8 @@ public import VaultAge
 /// `key=value` lines ending at a blank line or the end of input.
 ///
 /// The keys vault keeps are `protocol`, `host` (which may hold `:PORT`), `path`, `username`,
-/// `password`, `password_expiry_utc` (Unix seconds) and `oauth_refresh_token`. Every other key
-/// is ignored, as git requires of helpers, so newer git versions can add keys.
+/// `password`, `password_expiry_utc` (Unix seconds), `oauth_refresh_token` and `ephemeral`. Every
+/// other key is ignored, as git requires of helpers, so newer git versions can add keys.
 public struct GitCredential: Sendable, Equatable {
     public var protocolName: String?
     public var host: String?
@@ -16,6 +16,9 @@ public struct GitCredential: Sendable, Equatable {
     /// When the password stops being valid, as git sends it: seconds since 1970, UTC.
     public var passwordExpiry: Int64?
     public var oauthRefreshToken: SecureBytes?
+    /// git 2.46+ `ephemeral=1`: the credential is only good for a short while and must not be
+    /// stored (git-credential-cache and git-credential-store skip it too).
+    public var ephemeral = false
 
     public init(
         protocolName: String? = nil, host: String? = nil, path: String? = nil, username: String? = nil,
@@ -52,10 +55,17 @@ public struct GitCredential: Sendable, Equatable {
             case "password": credential.password = SecureBytes(value)
             case "password_expiry_utc": credential.passwordExpiry = Int64(text())
             case "oauth_refresh_token": credential.oauthRefreshToken = SecureBytes(value)
+            case "ephemeral": credential.ephemeral = isTrue(text())
             default: continue
             }
         }
         return credential
+    }
+
+    /// git's boolean spelling (`git config --type=bool`): true, yes, on or a non-zero number.
+    static func isTrue(_ text: String) -> Bool {
+        if ["true", "yes", "on"].contains(text.lowercased()) { return true }
+        return Int64(text).map { $0 != 0 } ?? false
     }
 
     /// The answer to `get`: the fields a helper adds, as `key=value` lines.
@@ -100,7 +110,8 @@ public protocol GitCredentialStorage {
 extension GitCredentialStorage {
     /// Runs one helper operation: `get` returns the answer to print, the others nothing. A query
     /// without protocol and host gets no answer; a `store` lacking a username or password, or an
-    /// `erase` with nothing to match on, is ignored, as git-credential-libsecret does.
+    /// `erase` with nothing to match on, is ignored, as git-credential-libsecret does; an
+    /// ephemeral credential is never stored.
     public func perform(_ operation: String, _ credential: GitCredential) throws(VaultError) -> SecureBytes {
         switch operation {
         case "get":
@@ -108,7 +119,7 @@ extension GitCredentialStorage {
             return try find(credential)?.answer() ?? SecureBytes()
         case "store":
             guard credential.protocolName != nil, credential.host != nil, credential.username != nil,
-                credential.password != nil
+                credential.password != nil, !credential.ephemeral
             else { return SecureBytes() }
             try store(credential)
         case "erase":

@@ -7,6 +7,11 @@ import VaultAge
 /// --service git https://alice@example.com` prints a password. Its value is the password and its
 /// expiry `password_expiry_utc`. An `oauth_refresh_token` is the secret of the same name in the
 /// service `git.oauth_refresh_token`.
+///
+/// A name is at most 255 bytes. When a long path (`credential.useHttpPath`) would make it longer,
+/// the path is replaced by `#sha256=` and the hex SHA-256 of the path: a `#` never occurs in a
+/// URL's path, so no path git sends is stored under that form by itself. A query for the long
+/// path finds the credential under either form.
 public struct NamedGitCredentials: GitCredentialStorage {
     public static let defaultService = "git"
     let vault: Vault
@@ -31,8 +36,22 @@ public struct NamedGitCredentials: GitCredentialStorage {
             default: user.append(character)
             }
         }
-        let path = credential.path.map { "/" + $0 } ?? ""
-        return "\(credential.protocolName ?? "")://\(user)@\(credential.host ?? "")\(path)"
+        let base = "\(credential.protocolName ?? "")://\(user)@\(credential.host ?? "")"
+        guard let path = credential.path else { return base }
+        let full = base + "/" + path
+        return full.utf8.count <= SecretName.maximumByteCount ? full : base + "/" + digestPath(path)
+    }
+
+    /// The path a credential whose name would be too long is stored under.
+    static func digestPath(_ path: String) -> String { "#sha256=" + Digest.hex(path) }
+
+    /// Whether the stored credential answers `query`, its path compared as given or as its digest.
+    static func matches(_ query: GitCredential, _ stored: GitCredential) -> Bool {
+        if query.matches(stored) { return true }
+        guard let path = query.path, stored.path == digestPath(path) else { return false }
+        var withoutPath = query
+        withoutPath.path = nil
+        return withoutPath.matches(stored)
     }
 
     /// The credential a secret's name stands for, or nil for a name this helper did not make.
@@ -67,7 +86,7 @@ public struct NamedGitCredentials: GitCredentialStorage {
     /// The stored credentials matching `query`, most recently updated first.
     private func matching(_ query: GitCredential) throws(VaultError) -> [SecretEntry] {
         try vault.list(service: service)
-            .filter { Self.credential(account: $0.name.account).map(query.matches) ?? false }
+            .filter { Self.credential(account: $0.name.account).map { Self.matches(query, $0) } ?? false }
             .sorted { $0.metadata.updated > $1.metadata.updated }
     }
 

@@ -5,12 +5,16 @@ public import VaultAge
 /// A dotenv KEY is the secret's NAME, unchanged: 1 to 255 of the ASCII letters, digits and
 /// `_ . - /`. Reading follows the common rules:
 ///
-/// - blank lines and lines whose first non-blank character is `#` are skipped; CRLF line
-///   endings are read as LF, and a UTF-8 byte order mark at the start is skipped;
+/// - blank lines and lines whose first non-blank character is `#` are skipped; CRLF and lone CR
+///   line endings are read as LF, also inside quotes (Node dotenv, dotenvx and python-dotenv read
+///   a lone CR as a line end; merging the lines would hide keys in a value), and a UTF-8 byte
+///   order mark at the start is skipped;
 /// - `export ` before a key is accepted and ignored; blanks around `=` are allowed;
 /// - `"double quotes"` understand `\n`, `\r`, `\t`, `\"` and `\\`; any other backslash is kept
 ///   as it is;
-/// - `'single quotes'` are literal; both kinds of quotes may span lines;
+/// - `'single quotes'` are literal, but `\'` does not end them and stays two characters, as in
+///   Node dotenv, dotenvx and compose-go (python-dotenv alone drops the backslash), so a file
+///   python-dotenv's `set_key` wrote (`a='b\'c'`) is read; both kinds of quotes may span lines;
 /// - an unquoted value ends at the end of the line or at a `#` that follows a blank, and loses
 ///   its surrounding blanks;
 /// - nothing is expanded: `$HOME` is five characters.
@@ -54,9 +58,10 @@ public enum DotEnv {
     /// Writes records as dotenv, one `NAME=value` line each.
     ///
     /// A value made only of letters, digits and `_ - . / : @ % + , =` is written bare; one
-    /// without `'`, CR or LF in single quotes; any other in double quotes with `\\`, `\"`, `\n`
-    /// and `\r` escaped. A name that is not a dotenv key, or a value that is not UTF-8 text
-    /// (invalid UTF-8 or a NUL byte), is a usage error naming the secret: use JSON for those.
+    /// without `'`, CR or LF that does not end with `\` in single quotes; any other in double
+    /// quotes with `\\`, `\"`, `\n` and `\r` escaped. A name that is not a dotenv key, or a value
+    /// that is not UTF-8 text (invalid UTF-8 or a NUL byte), is a usage error naming the secret:
+    /// use JSON for those.
     public static func encode(_ records: [SecretRecord]) throws(VaultError) -> SecureBytes {
         var out = SecureBytes()
         for record in records {
@@ -85,7 +90,10 @@ public enum DotEnv {
             out += value
             return
         }
-        if !value.contains(where: { $0 == UInt8(ascii: "'") || $0 == 0x0A || $0 == 0x0D }) {
+        // A final `\` would make the closing quote `\'`, which does not close.
+        if !value.contains(where: { $0 == UInt8(ascii: "'") || $0 == 0x0A || $0 == 0x0D }),
+            value.last != UInt8(ascii: "\\")
+        {
             out.append(UInt8(ascii: "'"))
             out += value
             out.append(UInt8(ascii: "'"))
@@ -128,7 +136,7 @@ struct DotEnvParser {
         normalized.reserveCapacity(input.count)
         for (index, byte) in input.enumerated()
         where !(byte == 0x0D && index + 1 < input.count && input[index + 1] == 0x0A) {
-            normalized.append(byte)
+            normalized.append(byte == 0x0D ? 0x0A : byte)
         }
         bytes = normalized
     }
@@ -242,6 +250,11 @@ struct DotEnvParser {
             i += 1
             if byte == quote { return value }
             if byte == 0x0A { line += 1 }
+            if quote == UInt8(ascii: "'"), byte == UInt8(ascii: "\\"), !atEnd, current == quote {
+                value += [byte, quote]
+                i += 1
+                continue
+            }
             guard quote == UInt8(ascii: "\""), byte == UInt8(ascii: "\\"), !atEnd else {
                 value.append(byte)
                 continue
