@@ -39,10 +39,11 @@ struct RefreshCommandLifetimeTests {
         let vault = try VaultRunner.scripted()
         defer { vault.cleanUp() }
         let started = vault.path("started")
-        // `$$` is the shell's pid, which leads the command's group; `sleep` is a second member.
+        // `$$` is the shell's pid, which leads the command's group; `sleep`, started before the
+        // file is written, is a second member.
         try vault.run([
             "set", "t", "--expires-in", "1h", "--refresh-command",
-            "echo $$ >'\(started).tmp'; mv '\(started).tmp' '\(started)'; sleep 120; echo tok",
+            "sleep 120 & echo $$ >'\(started).tmp'; mv '\(started).tmp' '\(started)'; wait; echo tok",
         ]).expectSuccess()
         let child = try vault.start(["get", "t"], env: ["VAULT_TIMEOUT": "300"])
         let group = try #require(Self.waitForContents(started, seconds: 60).flatMap { pid_t($0) })
