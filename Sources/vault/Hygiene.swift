@@ -22,11 +22,31 @@ enum Hygiene {
     /// runs the limit vault was started with (the kernel makes the new image dumpable again).
     static func apply() {
         _ = CVaultProcess_setNotDumpable()
+        resetChildSignal()
         var limit = rlimit()
         guard getrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &limit) == 0 else { return }
         coreLimit = limit
         limit.rlim_cur = 0
         _ = setrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &limit)
+    }
+
+    // Written once by `resetChildSignal()` at start-up and read by `restoreForChild()`, on the
+    // main thread.
+    nonisolated(unsafe) private static var inheritedChildSignal: sigaction?
+
+    /// Puts SIGCHLD back to its default if vault's caller ignored it (the disposition survives
+    /// exec): with SIGCHLD ignored the kernel reaps children itself, and `waitpid` cannot tell
+    /// how a refresh command ended. `vault exec` gives its command the caller's disposition back.
+    private static func resetChildSignal() {
+        var action = sigaction()
+        guard sigaction(SIGCHLD, nil, &action) == 0 else { return }
+        let ignored =
+            action.sa_flags & SA_SIGINFO == 0
+            && unsafeBitCast(action.__sigaction_handler.sa_handler, to: Int.self)
+                == unsafeBitCast(SIG_IGN, to: Int.self)
+        guard ignored else { return }
+        inheritedChildSignal = action
+        _ = signal(SIGCHLD, SIG_DFL)
     }
 
     /// Records every signal's disposition before a library is loaded, so that `restoreForChild()`
@@ -63,6 +83,7 @@ enum Hygiene {
             var action = action
             _ = sigaction(signal, &action, nil)
         }
+        if var action = inheritedChildSignal { _ = sigaction(SIGCHLD, &action, nil) }
         guard var limit = coreLimit else { return }
         _ = setrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &limit)
     }

@@ -188,6 +188,12 @@ struct OpenBaoCommandTests {
         let wrong = try runner.run(["get", "ci-token"], env: ["BAO_SECRET_ID": "wrong", "XDG_RUNTIME_DIR": ""])
         wrong.expectFailure(4, "AppRole")
         #expect(!wrong.stderr.contains(secretID))
+        // The cache is keyed by the secret ID too: a job with another (wrong, revoked) secret ID
+        // never reads through the token a job with the right one cached.
+        let other = try runner.run(["get", "ci-token"], env: ["BAO_SECRET_ID": "not-the-secret-id"])
+        other.expectFailure(4, "AppRole")
+        #expect(!other.stderr.contains(secretID))
+        #expect(try runner.run(["get", "ci-token"]).stdoutText == "v")
     }
 
     /// Tokens the AppRole mount has issued so far: the accessors of tokens with its path.

@@ -112,6 +112,46 @@ struct RefreshApprovalEndToEndTests {
         #expect(shown.stdoutText.contains("trusted: no"), "\(shown.stdoutText)")
     }
 
+    @Test(
+        "a recorded approval decides: VAULT_REFRESH_ORIGINS does not approve a companion repointed to a listed origin")
+    func recordDecides() throws {
+        let server = try OpenBaoDevServer.shared()
+        let mount = try server.freshMount()
+        defer { server.dropMount(mount) }
+        var vault = try VaultRunner.scripted()
+        defer { vault.cleanUp() }
+        vault.environment.merge(
+            [
+                "VAULT_BACKEND": "openbao", "BAO_ADDR": server.address, "BAO_TOKEN": server.token,
+                "BAO_KV_MOUNT": mount, "VAULT_TIMEOUT": "3",
+            ]) { $1 }
+        let legit = try SilentListener()
+        let attacker = try SilentListener()
+        try vault.run(["set", "deploy.client-secret"], stdin: Array("legit-secret".utf8)).expectSuccess()
+        // This machine imported `deploy` for the legitimate endpoint: that is its record.
+        try vault.run(
+            [
+                "oauth", "import", "deploy", "--token-url", "http://127.0.0.1:\(legit.port)/token", "--client-id",
+                "legit-client", "--client-secret-name", "deploy.client-secret",
+            ], stdin: Array(#"{"access_token":"a","expires_in":30,"refresh_token":"r"}"#.utf8)
+        ).expectSuccess()
+        // A store writer repoints it to another tenant of an origin this machine lists, with the
+        // conventional client secret name the list allows.
+        let companion =
+            #"{"kind":"oauth","token_url":"http://127.0.0.1:\#(attacker.port)/attacker-tenant/token","client_id":"attacker-client","client_secret_name":"deploy.client-secret","refresh_token":"r"}"#
+        let planted = try server.bao([
+            "kv", "put", "-mount=\(mount)", "vault/\(vault.service)/.vault-token/deploy", "value=\(companion)",
+        ])
+        try #require(planted.status == 0, "\(planted.stderr)")
+        let env = ["VAULT_REFRESH_ORIGINS": "http://127.0.0.1:\(attacker.port)"]
+        let got = try vault.run(["get", "deploy"], env: env)
+        got.expectFailure(6, "changed since it was approved")
+        #expect(!got.stderr.contains("legit-secret"))
+        #expect(attacker.takeConnections() == 0, "the client secret was sent to the listed origin")
+        #expect(legit.takeConnections() == 0)
+        #expect(try vault.run(["show", "deploy"], env: env).stdoutText.contains("trusted: no"))
+    }
+
     @Test("Secret Service: companions stored by another program on the bus refresh nothing")
     func secretService() throws {
         var vault = try VaultRunner.scripted()

@@ -49,6 +49,28 @@ struct OpenBaoLeaseTests {
         #expect(try store.writeLease(plain, nil, ifVersion: after.version) != nil)
     }
 
+    @Test("a lease that ends further ahead than any lease can last is over (one written for the year 9999)")
+    func unboundedLease() throws {
+        let server = try OpenBaoDevServer.shared()
+        let mount = try server.freshMount()
+        defer { server.dropMount(mount) }
+        let store = OpenBaoStore.testStore(server, mount: mount)
+        let name = try SecretName(service: "s", account: "gh")
+        // Written by a store writer, not by vault: the largest RFC 3339 time, in milliseconds.
+        let written = try server.bao([
+            "kv", "put", "-mount=\(mount)", OpenBaoStore.leasePath(of: name), "holder=planted", "site=elsewhere",
+            "expires=253402300799000",
+        ])
+        try #require(written.status == 0, "\(written.stderr)")
+        let planted = try #require(try store.readLease(name).holder)
+        #expect(planted.expires == 253_402_300_799_000)
+        #expect(RefreshLease.isOver(planted, site: "here"))
+        // A live holder's lease, even at the longest VAULT_TIMEOUT, is not over.
+        var longest = planted
+        longest.expires = RefreshLease.nowMilliseconds() + Int64(TokenSettings.longestLeaseSeconds * 1000)
+        #expect(!RefreshLease.isOver(longest, site: "here"))
+    }
+
     @Test("a versioned write lands only on the version read")
     func versionedWrite() throws {
         let server = try OpenBaoDevServer.shared()

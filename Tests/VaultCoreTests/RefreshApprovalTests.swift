@@ -194,6 +194,90 @@ struct RefreshApprovalTests {
         #expect(FileManager.default.fileExists(atPath: marker))
     }
 
+    @Test("a record decides: a listed origin or command does not approve a token whose record differs")
+    func recordDecides() throws {
+        let vault = vault(approval(origins: ["https://tenant.example"]))
+        try vault.set(try SecretName(service: "s", account: "deploy.client-secret"), value: Array("cs".utf8))
+        try vault.approveRefresh(of: name, companion: oauth(secret: "deploy.client-secret"))
+        let before = requests
+        for changed in [
+            oauth("https://tenant.example/attacker/token", secret: "deploy.client-secret"),
+            oauth("https://tenant.example/token"),
+        ] {
+            try plant(changed)
+            guard case .changed? = try vault.refreshApproval(of: name) else {
+                Issue.record("a listed origin overrode the record: \(changed)")
+                continue
+            }
+            #expect(throws: VaultError.self) { try vault.get(name) }
+        }
+        try FileManager.default.createDirectory(
+            atPath: root.appendingPathComponent("config").path, withIntermediateDirectories: true)
+        try "echo token\n".write(toFile: commandsFile, atomically: false, encoding: .utf8)
+        try plant(TokenCompanion(source: .command("echo token"), lifetime: 60))
+        guard case .changed? = try vault.refreshApproval(of: name) else {
+            Issue.record("a listed command overrode the record")
+            return
+        }
+        #expect(requests == before)
+    }
+
+    @Test("VAULT_REFRESH_ORIGINS entries may pin a path prefix, matched whole segments at a time")
+    func pathPrefixes() throws {
+        #expect(TokenURL.listEntry("https://Login.Example/tenant-a/") == "https://login.example/tenant-a")
+        #expect(TokenURL.listEntry("https://login.example/") == "https://login.example")
+        #expect(TokenURL.listEntry("https://login.example:443") == "https://login.example")
+        for bad in [
+            "https://login.example/a?b", "https://login.example/a#b", "https://login.example/a/../b",
+            "https://login.example/./a", "https://login.example/a%2fb", "https://login.example//a", "login.example",
+        ] {
+            #expect(TokenURL.listEntry(bad) == nil, "\(bad)")
+        }
+        let pinned = approval(origins: ["https://login.example/tenant-a", "https://whole.example"])
+        for listed in [
+            "https://login.example/tenant-a/oauth2/v2.0/token", "https://login.example/tenant-a",
+            "https://whole.example/any/path",
+        ] {
+            #expect(pinned.lists(try #require(TokenURL(listed))), "\(listed)")
+        }
+        for unlisted in [
+            "https://login.example/tenant-ab/token", "https://login.example/tenant-b/token",
+            "https://login.example/tenant-a/../tenant-b/token", "https://login.example/tenant-a/%2e%2e/tenant-b/token",
+            "https://login.example/token", "http://login.example/tenant-a/token",
+        ] {
+            #expect(!pinned.lists(try #require(TokenURL(unlisted))), "\(unlisted)")
+        }
+        let vault = vault(pinned)
+        try plant(oauth("https://login.example/tenant-a/token"), value: "access-1")
+        #expect(try vault.refreshApproval(of: name) == .listedOrigin)
+        #expect(try vault.get(name).value == Array("access-2".utf8))
+        try plant(oauth("https://login.example/tenant-b/token"))
+        #expect(throws: VaultError.self) { try vault.get(name) }
+        #expect(requests == 1)
+    }
+
+    @Test("a command list that exists but cannot be opened is reported, not read as listing nothing")
+    func unreadableCommandList() throws {
+        try FileManager.default.createDirectory(
+            atPath: root.appendingPathComponent("config").path, withIntermediateDirectories: true)
+        // A link to itself: open fails with ELOOP, as it fails with EACCES or EIO elsewhere (the
+        // tests run as root, whom EACCES does not stop).
+        try FileManager.default.createSymbolicLink(atPath: commandsFile, withDestinationPath: commandsFile)
+        try plant(TokenCompanion(source: .command("echo token"), lifetime: 60))
+        guard case .notApproved(let reason)? = try vault(approval()).refreshApproval(of: name) else {
+            Issue.record("an unreadable command list approved a command")
+            return
+        }
+        #expect(reason.contains("cannot open \(commandsFile)"), "\(reason)")
+        // A missing list is no failure: it lists nothing.
+        try FileManager.default.removeItem(atPath: commandsFile)
+        guard case .notApproved(let missing)? = try vault(approval()).refreshApproval(of: name) else {
+            Issue.record("a missing command list approved a command")
+            return
+        }
+        #expect(!missing.contains("cannot"), "\(missing)")
+    }
+
     @Test("one store's approval does not approve another store's token of the same name")
     func perStore() throws {
         try vault(approval()).approveRefresh(of: name, companion: oauth())

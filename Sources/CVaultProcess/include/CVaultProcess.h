@@ -2,6 +2,7 @@
 #define CVAULTPROCESS_H
 
 #include <spawn.h>
+#include <sys/types.h>
 
 // Process-level calls that Swift cannot make directly: glibc declares prctl(2) as variadic
 // (`int prctl(int option, ...)`), and variadic C functions cannot be called from Swift;
@@ -35,5 +36,19 @@ int CVaultProcess_closeOnExecExcept(int lowest, const int *_Nullable kept, int k
 /// posix_spawn_file_actions_addclosefrom_np(3) (glibc 2.34, declared only under _GNU_SOURCE):
 /// the child closes every descriptor from `lowest` up before it runs. Returns 0 or an error number.
 int CVaultProcess_addCloseFrom(posix_spawn_file_actions_t *_Nonnull actions, int lowest);
+
+/// Guards the process group `group` (a refresh command and all it started) against outliving
+/// vault: while guarded, SIGHUP, SIGINT or SIGTERM (each only where its disposition was the
+/// default, so an ignored one stays ignored) first kills the group with SIGKILL and then ends
+/// vault as the signal would have, and so does exit(3). A signal handler must make only
+/// async-signal-safe calls and touch only lock-free state, which C11 can promise and Swift
+/// cannot; hence C. The handlers are installed on the first call and stay. Returns the slot to
+/// pass to CVaultProcess_releaseGroup, or -1 when 64 groups are guarded already (the group is
+/// then not guarded). SIGKILL of vault itself cannot be caught: the group then lives on.
+int CVaultProcess_guardGroup(pid_t group);
+
+/// Stops guarding the group in `slot` (from CVaultProcess_guardGroup; -1 is ignored). Call it
+/// once the group's leader is reaped.
+void CVaultProcess_releaseGroup(int slot);
 
 #endif

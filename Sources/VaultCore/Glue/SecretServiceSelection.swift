@@ -93,7 +93,8 @@ extension StoreFactory {
     /// What GLib accepts as the session bus at that path: a socket owned by this user.
     private static func isOwnSocket(_ path: String) -> Bool {
         var status = stat()
-        guard stat(path, &status) == 0 else { return false }
+        // Any failure (missing, not reachable) means no bus GLib could use there.
+        guard case .success = valueOrErrno({ stat(path, &status) }) else { return false }
         return status.st_mode & S_IFMT == S_IFSOCK && status.st_uid == geteuid()
     }
 }

@@ -62,12 +62,12 @@ extension StoreFactory {
                 throw VaultError(.cannotUnlock, "\(role.name) is set without BAO_SECRET_ID or BAO_SECRET_ID_FILE")
             }
             let approle = first("BAO_APPROLE_MOUNT", "VAULT_APPROLE_MOUNT")?.value ?? "approle"
-            var cacheFile: String?
+            var cachePrefix: String?
             if let runtime = configuration.folders.vaultRuntime {
                 let key = Digest.hex(addresses.joined(separator: ",") + "\n" + approle + "\n" + role.value, bytes: 8)
-                cacheFile = runtime + "/openbao-token-" + key
+                cachePrefix = runtime + "/openbao-approle-" + key
             }
-            return .appRole(roleID: role.value, secretID: secretID, mount: approle, cacheFile: cacheFile)
+            return .appRole(roleID: role.value, secretID: secretID, mount: approle, cachePrefix: cachePrefix)
         }
         if let home = configuration.folders.home {
             let path = home + "/.vault-token"
@@ -104,6 +104,16 @@ extension StoreFactory {
             }
             guard HTTPURL.isHTTP(url.value) else {
                 throw VaultError(.usage, "ACTIONS_ID_TOKEN_REQUEST_URL is not an http:// or https:// URL")
+            }
+            // The request token goes to this URL as a bearer token: plain http only to this
+            // machine, as for BAO_ADDR and token endpoints.
+            if url.value.lowercased().hasPrefix("http://"), !HTTPURL.isLoopback(host: HTTPURL.host(of: url.value)),
+                !(try allowsPlainHTTP())
+            {
+                throw VaultError(
+                    .usage,
+                    "ACTIONS_ID_TOKEN_REQUEST_URL holds \(HTTPURL.origin(of: url.value)): plain http would send the request token in clear over the network; use https://, or set VAULT_ALLOW_HTTP=1 to allow it"
+                )
             }
             source = .actions(
                 requestURL: url.value, requestToken: SecureBytes(token.value.utf8),

@@ -4,19 +4,19 @@ extension StoreFactory {
     /// Records in `$XDG_STATE_HOME/vault/refresh-approvals` (default
     /// `~/.local/state/vault/refresh-approvals`), the command list
     /// `$XDG_CONFIG_HOME/vault/refresh-commands` (default `~/.config/vault/refresh-commands`),
-    /// `VAULT_REFRESH_ORIGINS` (comma-separated origins) and `VAULT_ALLOW_HTTP` (`1` or unset).
+    /// `VAULT_REFRESH_ORIGINS` (comma-separated origins, each optionally with a path prefix) and `VAULT_ALLOW_HTTP` (`1` or unset).
     public func refreshApproval() throws(VaultError) -> RefreshApproval {
         var origins = Set<String>()
         for entry in (value("VAULT_REFRESH_ORIGINS") ?? "").split(separator: ",") {
             let text = entry.trimmingSpaces
             if text.isEmpty { continue }
-            guard let url = TokenURL(origin: text) else {
+            guard let entry = TokenURL.listEntry(text) else {
                 throw VaultError(
                     .usage,
-                    "VAULT_REFRESH_ORIGINS holds '\(HTTPURL.origin(of: text))'; give origins separated by commas, e.g. https://oauth2.example.com"
+                    "VAULT_REFRESH_ORIGINS holds '\(HTTPURL.origin(of: text))'; give origins separated by commas, e.g. https://oauth2.example.com, or an origin and a path prefix, e.g. https://login.example.com/tenant"
                 )
             }
-            origins.insert(url.origin)
+            origins.insert(entry)
         }
         return RefreshApproval(
             directory: stateDirectory().map { $0 + "/refresh-approvals" }, origins: origins,

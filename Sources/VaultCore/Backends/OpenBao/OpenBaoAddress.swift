@@ -17,7 +17,7 @@ enum OpenBaoAddress {
                     "\(variable) holds an address that is not an http:// or https:// URL; give http:// or https:// addresses, separated by commas"
                 )
             }
-            if !allowHTTP, node.lowercased().hasPrefix("http://"), !HTTPURL.isLoopback(host: host(of: node)) {
+            if !allowHTTP, node.lowercased().hasPrefix("http://"), !HTTPURL.isLoopback(host: HTTPURL.host(of: node)) {
                 throw VaultError(
                     .usage,
                     "\(variable) holds \(HTTPURL.origin(of: node)): plain http would send the token in clear over the network; use https://, or set VAULT_ALLOW_HTTP=1 to allow it"
@@ -27,16 +27,5 @@ enum OpenBaoAddress {
         }
         guard !addresses.isEmpty else { throw VaultError(.usage, "\(variable) holds no address") }
         return addresses
-    }
-
-    /// The host of an http(s) URL, lower case, without brackets, port or user information.
-    static func host(of url: String) -> String {
-        let origin = HTTPURL.origin(of: url).lowercased()
-        let authority = origin.dropFirst(origin.hasPrefix("https://") ? 8 : 7)
-        if authority.hasPrefix("[") {
-            guard let close = authority.firstIndex(of: "]") else { return String(authority) }
-            return String(authority[authority.index(after: authority.startIndex)..<close])
-        }
-        return String(authority.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
     }
 }

@@ -134,9 +134,14 @@ final class OpenBaoClient {
         case .token(let value, _):
             token = value
             return value
-        case .appRole(let roleID, let secretID, let mount, let cacheFile):
-            return try cachedOrLogin(cacheFile.map { OpenBaoTokenCache(path: $0) }) { () throws(VaultError) in
-                try login.appRole(roleID: roleID, secretID: secretID, mount: mount)
+        case .appRole(let roleID, let secretIDSource, let mount, let cachePrefix):
+            // The secret ID is read first: the cache entry is the one for this very secret ID.
+            let secretID = try secretIDSource.read()
+            let cache = cachePrefix.map { OpenBaoTokenCache(path: $0 + "-" + OpenBaoSecretID.cacheKey(secretID)) }
+            return try cachedOrLogin(cache) { () throws(VaultError) in
+                let result = try login.appRole(roleID: roleID, secretID: secretID, mount: mount)
+                if let cachePrefix { OpenBaoTokenCache.removeUnusable(startingWith: cachePrefix + "-") }
+                return result
             }
         case .jwt(let jwtLogin):
             // A JWT at hand is read first: the cache entry is the one for this very JWT.

@@ -1,3 +1,4 @@
+import Crypto
 import VaultAge
 
 /// A token obtained by logging in, and until when it may be used.
@@ -25,16 +26,9 @@ struct OpenBaoLogin {
 
     // MARK: AppRole
 
-    func appRole(roleID: String, secretID: OpenBaoSecretID, mount: String) throws(VaultError) -> OpenBaoLoginResult {
-        let secret: String
-        switch secretID {
-        case .value(let value): secret = value
-        case .file(let path):
-            var bytes = try FileSystem.readPrivate(path, what: "AppRole secret ID file (BAO_SECRET_ID_FILE)")
-            while let last = bytes.last, last == 0x0A || last == 0x0D || last == 0x20 { bytes.removeLast() }
-            // The request body is JSON text built from Strings, which nothing can wipe.
-            secret = String(decoding: bytes, as: UTF8.self)
-        }
+    func appRole(roleID: String, secretID: SecureBytes, mount: String) throws(VaultError) -> OpenBaoLoginResult {
+        // The request body is JSON text built from Strings, which nothing can wipe.
+        let secret = secretID.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
         let body = JSONValue.object(strings: [("role_id", roleID), ("secret_id", secret)])
         let answer = try post(Self.loginPath(mount: mount), body)
         if let result = Self.result(of: answer) { return result }
@@ -136,5 +130,28 @@ struct OpenBaoLogin {
     static func unexpected(_ answer: OpenBaoClient.Answer, doing what: String) -> VaultError {
         let detail = answer.errors.isEmpty ? "" : ": \(answer.errors)"
         return VaultError(.unavailable, "\(answer.server) answered HTTP \(answer.status) to \(what)\(detail)")
+    }
+}
+
+extension OpenBaoSecretID {
+    /// The secret ID: the variable's value, or the file's contents without trailing white space.
+    func read() throws(VaultError) -> SecureBytes {
+        switch self {
+        case .value(let value): return SecureBytes(value.utf8)
+        case .file(let path):
+            var bytes = try FileSystem.readPrivate(path, what: "AppRole secret ID file (BAO_SECRET_ID_FILE)")
+            while let last = bytes.last, last == 0x0A || last == 0x0D || last == 0x20 { bytes.removeLast() }
+            return bytes
+        }
+    }
+
+    /// The end of the login cache's file name: a digest of the secret ID, so that a job with
+    /// another (or a revoked, or a wrong) secret ID never uses a token another job logged in
+    /// for, as the JWT cache is keyed by the JWT (``OpenBaoJWTSource/cacheKey(localJWT:)``).
+    static func cacheKey(_ secretID: SecureBytes) -> String {
+        Digest.hex(bytes: 16) { hasher in
+            hasher.update(data: Array("vault openbao approle cache\n".utf8))
+            secretID.withUnsafeBytes { hasher.update(bufferPointer: $0) }
+        }
     }
 }

@@ -18,9 +18,9 @@ struct OpenBaoSettings: Sendable {
 enum OpenBaoCredentials: Sendable {
     /// A token given directly; `origin` names where (`BAO_TOKEN`, `~/.vault-token`) for messages.
     case token(SecureBytes, origin: String)
-    /// AppRole login (`auth/<mount>/login`); the login token is cached in `cacheFile` (if any)
-    /// until shortly before it expires.
-    case appRole(roleID: String, secretID: OpenBaoSecretID, mount: String, cacheFile: String?)
+    /// AppRole login (`auth/<mount>/login`); the login token is cached (if `cachePrefix` is
+    /// given) in `cachePrefix-<digest of the secret ID>` until shortly before it expires.
+    case appRole(roleID: String, secretID: OpenBaoSecretID, mount: String, cachePrefix: String?)
     /// JWT login (`auth/<mount>/login` of a `jwt` auth method).
     case jwt(OpenBaoJWTLogin)
 

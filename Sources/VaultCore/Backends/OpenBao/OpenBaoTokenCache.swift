@@ -1,9 +1,5 @@
 import VaultAge
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// The login token (AppRole or JWT) kept between commands in a `0600` file under
 /// `$XDG_RUNTIME_DIR`, so that a CI job of many `vault get`s logs in once. The file holds the
 /// expiry (seconds since 1970) and the token, one per line. A file that is not ours, not private
@@ -37,9 +33,10 @@ struct OpenBaoTokenCache {
         try? FileSystem.writePrivate(bytes, to: path)
     }
 
-    /// Forgets the cached token (the server refused it).
+    /// Forgets the cached token (the server refused it). Best effort: a file left behind holds
+    /// a token the server refuses, which the next command finds refused and logs in again.
     func remove() {
-        unlink(path)
+        try? FileSystem.remove(path)
     }
 
     /// Removes the files whose path starts with `prefix` and that hold no usable token (expired,
@@ -47,16 +44,13 @@ struct OpenBaoTokenCache {
     /// `XDG_RUNTIME_DIR` would otherwise gather one per job. Best effort.
     static func removeUnusable(startingWith prefix: String, now: Timestamp = .now()) {
         let directory = FileSystem.directory(of: prefix)
-        let start = Array(FileSystem.baseName(of: prefix).utf8)
-        guard let dir = opendir(directory) else { return }
-        defer { closedir(dir) }
+        let start = FileSystem.baseName(of: prefix)
+        guard let names = try? FileSystem.entries(of: directory) else { return }
         var stale: [String] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix { $0 != 0 }) }
-            guard name.starts(with: start) else { continue }
-            let path = directory + "/" + String(decoding: name, as: UTF8.self)
+        for name in names where name.hasPrefix(start) {
+            let path = directory + "/" + name
             if OpenBaoTokenCache(path: path).load(now: now) == nil { stale.append(path) }
         }
-        for path in stale { unlink(path) }
+        for path in stale { try? FileSystem.remove(path) }
     }
 }

@@ -12,17 +12,19 @@
 ///
 /// - recorded here (``RefreshApprovalRecord``) by `vault oauth import`/`login`, `vault set
 ///   --refresh-command` or `vault trust NAME`, and unchanged since: origin, token URL, client ID,
-///   client secret name, or command;
-/// - or, for OAuth, its token endpoint's origin is in `VAULT_REFRESH_ORIGINS` and it sends no
+///   client secret name, or command; where a record exists, it alone decides;
+/// - or, with no record, for OAuth, its token endpoint's origin (or origin and path prefix) is
+///   in `VAULT_REFRESH_ORIGINS` and it sends no
 ///   client secret but the conventional one, `NAME.client-secret` (see ``conventionalClientSecretName(of:)``);
-/// - or, for a command, the command is in the user's ``RefreshCommandList``.
+/// - or, with no record, for a command, the command is in the user's ``RefreshCommandList``.
 ///
 /// Plain `http://` token endpoints that are not on this machine are refused unless ``allowHTTP``
 /// (`VAULT_ALLOW_HTTP=1`). See docs/tokens.md, "Approving refreshes", and docs/design.md.
 public struct RefreshApproval: Sendable {
     /// Where records are kept; nil: nothing is recorded (and only the lists approve).
     public var directory: String?
-    /// `VAULT_REFRESH_ORIGINS`, as origins (``TokenURL/origin``).
+    /// `VAULT_REFRESH_ORIGINS`: origins (``TokenURL/origin``), or origins with a path prefix
+    /// (``TokenURL/listEntry(_:)``, matched by ``lists(_:)``).
     public var origins: Set<String>
     /// The user's refresh command list, if a path for it is known.
     public var commandsFile: String?
@@ -77,10 +79,14 @@ public struct RefreshApproval: Sendable {
                 directory: $0, fileName: RefreshApprovalRecord.fileName(name, storeKey: Self.storeKey(store)))
         }
         if recorded == current { return .recorded }
+        // A record decides: the lists serve only a machine that has none for this token, or a
+        // store writer could repoint an approved token to a listed origin (another tenant of a
+        // shared login service) and have its client secret sent there.
+        if let recorded { return .changed(RefreshApprovalRecord.change(from: recorded, to: current)) }
         var reason: String
         switch (companion.source, current.target) {
         case (.oauth(let client), .oauth(let origin, _, _, _)):
-            if origins.contains(origin) {
+            if let url = TokenURL(client.tokenURL), lists(url) {
                 guard let secretName = client.clientSecretName,
                     secretName != Self.conventionalClientSecretName(of: name)
                 else { return .listedOrigin }
@@ -98,7 +104,6 @@ public struct RefreshApproval: Sendable {
         default:
             reason = "it was not approved on this machine"
         }
-        if let recorded { return .changed(RefreshApprovalRecord.change(from: recorded, to: current)) }
         return .notApproved(reason)
     }
 
@@ -132,8 +137,25 @@ public struct RefreshApproval: Sendable {
     private func listable(_ companion: TokenCompanion, for name: SecretName) -> Bool {
         guard case .oauth(let client) = companion.source, let url = TokenURL(client.tokenURL) else { return false }
         let secretName = client.clientSecretName
-        return !origins.contains(url.origin)
+        return !lists(url)
             && (secretName == nil || secretName == Self.conventionalClientSecretName(of: name))
+    }
+
+    /// Whether `VAULT_REFRESH_ORIGINS` lists `url`: its origin, or its origin with a path prefix
+    /// that ends at one of the URL's `/` (`https://login.example/tenant-a` lists
+    /// `https://login.example/tenant-a/oauth2/token`, not `.../tenant-ab/token`). A prefix
+    /// matches only a path libcurl sends as written: no `.` or `..` segment (which it would
+    /// resolve, `/tenant-a/../tenant-b/token`) and no percent-encoding.
+    public func lists(_ url: TokenURL) -> Bool {
+        if origins.contains(url.origin) { return true }
+        let segments = url.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        guard !segments.contains(where: { $0 == "." || $0 == ".." || $0.contains("%") }) else { return false }
+        var prefix = url.origin
+        for segment in segments {
+            prefix += "/" + String(segment)
+            if origins.contains(prefix) { return true }
+        }
+        return false
     }
 
     /// Throws unless `url` is a plain http(s) URL (``TokenURL``) that sends nothing in clear to

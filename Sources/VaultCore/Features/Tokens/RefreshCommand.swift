@@ -14,7 +14,9 @@ import VaultAge
 /// so its own messages reach the user unchanged.
 ///
 /// It runs in a process group of its own, so that one that hangs is killed with all it started
-/// once `timeout` seconds (`VAULT_TIMEOUT`) have passed.
+/// once `timeout` seconds (`VAULT_TIMEOUT`) have passed; and as the terminal's Ctrl-C and a
+/// signal sent to vault alone do not reach that group, the group is guarded while it runs
+/// (`CVaultProcess_guardGroup`): SIGHUP, SIGINT or SIGTERM to vault, or vault's exit, kill it.
 enum RefreshCommand {
     /// The most a command may print, in bytes.
     static let outputLimit = 1 << 20
@@ -51,12 +53,22 @@ enum RefreshCommand {
             close(readEnd)
             throw systemError("start the refresh command of '\(name.account)'", Errno(rawValue: spawned))
         }
+        // Released only once `sh` is reaped: until then its pid, the group's, cannot be reused.
+        // (A signal in the instant between the spawn and this call finds the group unguarded.)
+        let guardSlot = CVaultProcess_guardGroup(pid)
+        defer { CVaultProcess_releaseGroup(guardSlot) }
         let deadline = Deadline(seconds: timeout)
         var output = SecureBytes()
         var overflow = false
         let finished = read(readEnd, into: &output, overflow: &overflow, until: deadline)
         close(readEnd)
-        guard finished, let status = wait(for: pid, until: deadline) else {
+        let waited = finished ? wait(for: pid, until: deadline) : nil
+        if case .failure(let errno) = waited {
+            // ECHILD: `sh` was reaped by someone else (SIGCHLD ignored), so how it ended is
+            // unknown: never a success. Its pid is free again, so its group is not signalled.
+            throw systemError("wait for the refresh command of '\(name.account)'", errno, code: .unavailable)
+        }
+        guard case .success(let status) = waited else {
             kill(-pid, SIGKILL)  // the whole group: `sh` and whatever it started
             _ = valueOrErrno { waitpid(pid, nil, 0) }
             throw VaultError(
@@ -105,15 +117,16 @@ enum RefreshCommand {
     }
 
     /// The wait status of `pid` once it exits, or nil if the deadline passes first: a command
-    /// may close its output and keep running.
-    private static func wait(for pid: pid_t, until deadline: Deadline) -> Int32? {
+    /// may close its output and keep running. A failure (ECHILD, when SIGCHLD is ignored and the
+    /// kernel reaps children itself) is returned: it tells nothing of how the command ended.
+    private static func wait(for pid: pid_t, until deadline: Deadline) -> Result<Int32, Errno>? {
         var pause: UInt32 = 1_000
         while true {
             var status: Int32 = 0
             switch valueOrErrno({ waitpid(pid, &status, WNOHANG) }) {
-            case .success(let reaped) where reaped == pid: return status
+            case .success(let reaped) where reaped == pid: return .success(status)
             case .success: break
-            case .failure: return 0  // not ours to wait for any more (ECHILD): nothing to report
+            case .failure(let errno): return .failure(errno)
             }
             if deadline.hasPassed { return nil }
             usleep(pause)

@@ -14,7 +14,7 @@ struct RefreshCommandList {
     let path: String
 
     /// Whether the file lists `command`; `.ignored` with the reason when the file exists but does
-    /// not count.
+    /// not count, or cannot be opened or read for any reason but its absence.
     enum Answer: Equatable {
         case listed
         case notListed
@@ -22,17 +22,29 @@ struct RefreshCommandList {
     }
 
     func lists(_ command: String) -> Answer {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard fd >= 0 else { return .notListed }
+        let fd: Int32
+        // Only a missing file lists nothing; one that cannot be opened (EACCES, EIO, ELOOP) may
+        // well list the command, so the user is told why it did not count.
+        switch valueOrErrno({ open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK) }) {
+        case .success(let opened): fd = opened
+        case .failure(.noSuchFileOrDirectory): return .notListed
+        case .failure(let errno): return .ignored(systemError("open \(path)", errno).message)
+        }
         defer { close(fd) }
         var st = stat()
-        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return .ignored("\(path) is not a file") }
+        if case .failure(let errno) = valueOrErrno({ fstat(fd, &st) }) {
+            return .ignored(systemError("stat \(path)", errno).message)
+        }
+        guard (st.st_mode & S_IFMT) == S_IFREG else { return .ignored("\(path) is not a file") }
         guard st.st_uid == geteuid() else { return .ignored("\(path) belongs to another user") }
         guard st.st_mode & 0o022 == 0 else {
             return .ignored("\(path) may be written by group or others (run: chmod go-w \(path))")
         }
-        guard let bytes = try? FileSystem.readAll(fd, path: path, limit: 1 << 20) else {
-            return .ignored("\(path) cannot be read")
+        let bytes: [UInt8]
+        do throws(VaultError) {
+            bytes = try FileSystem.readAll(fd, path: path, limit: 1 << 20)
+        } catch {
+            return .ignored(error.message)
         }
         let wanted = Array(command.utf8)
         for line in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true) {

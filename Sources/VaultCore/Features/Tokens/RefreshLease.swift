@@ -99,31 +99,36 @@ struct RefreshLease {
         Double(held.expires - Self.nowMilliseconds()) / 1000 >= seconds
     }
 
-    /// Whether a lease may be taken: free, ended, or held by this site, whose `flock` the caller
-    /// holds (the lease is taken and released only under it, so its holder is gone).
+    /// Whether a lease may be taken: free, ended, held by this site, whose `flock` the caller
+    /// holds (the lease is taken and released only under it, so its holder is gone), or ending
+    /// further ahead than any lease can last (``longestMilliseconds``): no holder wrote that, and
+    /// a lease until the year 9999 must not stop every refresh until someone deletes it.
     static func isOver(_ holder: RefreshLeaseHolder?, site: String) -> Bool {
         guard let holder else { return true }
-        return holder.expires <= nowMilliseconds() || holder.site == site
+        let now = nowMilliseconds()
+        return holder.expires <= now || holder.expires - now > longestMilliseconds || holder.site == site
     }
+
+    /// The most milliseconds ahead a live holder's lease can end: the longest lease
+    /// (``TokenSettings/longestLeaseSeconds``), and five minutes for the holder's clock being
+    /// ahead of this machine's.
+    static let longestMilliseconds = Int64(TokenSettings.longestLeaseSeconds * 1000) + 300_000
 
     /// The site of a refresh lock file: a hash of the kernel's boot ID and the file's device and
     /// inode. Processes that open the same file share its `flock`; any other machine (or
     /// container with its own folder, or boot) has another site, and so has a process of this
     /// machine that names the store differently (another `BAO_ADDR`), as its lock is another file.
     static func site(of lockFile: String?) -> String {
-        var identity: [UInt8] = []
-        if let file = fopen("/proc/sys/kernel/random/boot_id", "r") {
-            var buffer = [UInt8](repeating: 0, count: 64)
-            let count = fread(&buffer, 1, buffer.count, file)
-            fclose(file)
-            identity += buffer.prefix(count)
-        }
+        // Best effort: without the boot ID or the lock file's identity, the site is one of its
+        // own, never matched, and only the fast takeover of a dead local holder's lease is lost.
+        let identity: [UInt8]
         var info = stat()
-        if let lockFile, stat(lockFile, &info) == 0 {
-            identity += Array("\(info.st_dev):\(info.st_ino)".utf8)
+        if let boot = try? FileSystem.read("/proc/sys/kernel/random/boot_id", limit: 64), !boot.isEmpty,
+            let lockFile, case .success = valueOrErrno({ stat(lockFile, &info) })
+        {
+            identity = boot + Array("\(info.st_dev):\(info.st_ino)".utf8)
         } else {
-            // No lock file to share: a site of its own, never matched.
-            identity += Array(String(UInt64.random(in: .min ... .max)).utf8)
+            identity = Array(String(UInt64.random(in: .min ... .max)).utf8)
         }
         return identity.withUnsafeBytes { Digest.hex($0, bytes: 16) }
     }
@@ -162,4 +167,7 @@ extension TokenSettings {
     /// How long a refresh lease lasts: three times `VAULT_TIMEOUT` (the request, its retry and the
     /// store writes each end within it) and a second, so that a live holder is never overtaken.
     var leaseSeconds: Double { 3 * storeRetryBudget + 1 }
+
+    /// The longest lease: ``leaseSeconds`` at the longest `VAULT_TIMEOUT`, 3600 s.
+    static let longestLeaseSeconds: Double = 3 * 3600 + 1
 }

@@ -10,8 +10,10 @@ public struct TokenURL: Equatable, Sendable {
     public let origin: String
     /// Whether the scheme is `http` (tokens in clear).
     public let isPlainHTTP: Bool
-    /// Whether the host is this machine: `localhost`, 127.0.0.0/8 or `[::1]`.
+    /// Whether the host is this machine: `localhost`, 127.0.0.0/8 or `[::1]` (``HTTPURL/isLoopback(host:)``).
     public let isLoopback: Bool
+    /// The path as written, from its first `/` up to a query or fragment; empty if none.
+    public let path: String
 
     /// Parses `url`; nil when it is not a plain http(s) URL as described above.
     public init?(_ url: String) {
@@ -37,6 +39,8 @@ public struct TokenURL: Equatable, Sendable {
         origin = "\(scheme)://\(host)" + (port == nil || port == defaultPort ? "" : ":\(port!)")
         isPlainHTTP = scheme == "http"
         isLoopback = HTTPURL.isLoopback(host: host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host)
+        let pathEnd = bytes[end...].firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? bytes.count
+        path = String(decoding: bytes[end..<pathEnd], as: UTF8.self)
     }
 
     /// The host (lower case) and port of an authority without user information.
@@ -78,6 +82,21 @@ public struct TokenURL: Equatable, Sendable {
     }
 
     private static func isLetter(_ byte: UInt8) -> Bool { (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) }
+
+    /// Parses one entry of `VAULT_REFRESH_ORIGINS`: an origin, or an origin and a path prefix
+    /// (`https://login.example/tenant-a`, for a login service that serves many tenants at one
+    /// origin), as the origin followed by the path without a trailing `/`; nil for anything else
+    /// (a query, a fragment, a `.` or `..` segment, percent-encoding).
+    public static func listEntry(_ text: String) -> String? {
+        var text = text
+        while text.hasSuffix("/") { text.removeLast() }
+        guard let url = TokenURL(text), !text.contains("?"), !text.contains("#"), !url.path.contains("%") else {
+            return nil
+        }
+        let segments = url.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        guard !segments.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." }) else { return nil }
+        return url.origin + url.path
+    }
 
     /// Parses one entry of `VAULT_REFRESH_ORIGINS`: an origin, optionally with a trailing `/`.
     public init?(origin text: String) {

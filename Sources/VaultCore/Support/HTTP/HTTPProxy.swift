@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The proxy for one URL, chosen by libcurl's rules from the proxy variables the glue read
 /// (``Variables``; `Glue/ProxyVariables.swift` reads them): the scheme's own proxy, then the
 /// proxy for all; `noProxy` lists hosts that bypass it (libcurl matches them).
@@ -19,7 +23,12 @@ struct HTTPProxy: Equatable {
 
     init(_ variables: Variables, url: String) {
         let https = url.lowercased().hasPrefix("https:")
-        proxy = (https ? variables.https : variables.http) ?? variables.all
+        // Plain http is allowed to this machine because nothing crosses a network: a proxy
+        // would carry the request (and its token) off it, so a loopback URL never uses one,
+        // whatever `no_proxy` says.
+        proxy =
+            HTTPURL.isLoopback(host: HTTPURL.host(of: url))
+            ? nil : (https ? variables.https : variables.http) ?? variables.all
         noProxy = variables.noProxy
     }
 }
@@ -32,12 +41,32 @@ enum HTTPURL {
         return lower.hasPrefix("http://") || lower.hasPrefix("https://")
     }
 
-    /// Whether `host` (lower case, without brackets or port) is this machine: `localhost`,
-    /// 127.0.0.0/8 or `::1`. Plain http is allowed to such a host only: nothing crosses a network.
+    /// Whether `host` (lower case, without brackets or port) is this machine: `localhost`, an
+    /// address in 127.0.0.0/8 written as `inet_pton` reads it and `inet_ntop` writes it back
+    /// (`127.0.0.1`, never `127.0.0.08` or `127.1`, which libcurl would hand to the resolver), or
+    /// `::1`. Plain http is allowed to such a host only, and no proxy is used for it: nothing
+    /// crosses a network.
     static func isLoopback(host: String) -> Bool {
-        if host == "localhost" || host == "::1" || host == "0:0:0:0:0:0:0:1" { return true }
-        let octets = host.split(separator: ".", omittingEmptySubsequences: false)
-        return octets.count == 4 && octets[0] == "127" && octets.allSatisfy { UInt8($0) != nil }
+        if host == "localhost" || host == "::1" { return true }
+        var address = in_addr()
+        guard inet_pton(AF_INET, host, &address) == 1 else { return false }
+        var text = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
+        guard inet_ntop(AF_INET, &address, &text, socklen_t(text.count)) != nil,
+            String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) == host
+        else { return false }
+        // s_addr is in network order: its first byte in memory is the first octet.
+        return withUnsafeBytes(of: address.s_addr) { $0[0] } == 127
+    }
+
+    /// The host of an http(s) URL, lower case, without brackets, port or user information.
+    static func host(of url: String) -> String {
+        let origin = origin(of: url).lowercased()
+        let authority = origin.dropFirst(origin.hasPrefix("https://") ? 8 : 7)
+        if authority.hasPrefix("[") {
+            guard let close = authority.firstIndex(of: "]") else { return String(authority) }
+            return String(authority[authority.index(after: authority.startIndex)..<close])
+        }
+        return String(authority.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
     }
 
     /// `scheme://authority` of the URL, without user information, path or query: what messages
