@@ -30,6 +30,7 @@ done
 as_root() {
     if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi
 }
+[ "$(id -u)" = 0 ] || command -v sudo >/dev/null || fail "not root, and sudo is missing (chroot needs root)"
 mkdir -p "$dir"
 
 # The root of this run, and the /proc mounted in it, go whatever happens.
@@ -113,7 +114,8 @@ printf 'Package: vault\nVersion: 1.15.0\nArchitecture: all\nMaintainer: test <te
     >"$dir/hashicorp/DEBIAN/control"
 printf '#!/bin/sh\necho Vault v1.15.0\n' >"$dir/hashicorp/usr/bin/vault"
 chmod 0755 "$dir/hashicorp/usr/bin/vault"
-dpkg-deb --root-owner-group -Zgzip --build "$dir/hashicorp" "$root/tmp/hashicorp-vault.deb" >/dev/null
+dpkg-deb --root-owner-group -Zgzip --build "$dir/hashicorp" "$dir/hashicorp-vault.deb" >/dev/null
+as_root cp "$dir/hashicorp-vault.deb" "$root/tmp/"
 in_root dpkg -i /tmp/hashicorp-vault.deb >"$dir/dpkg.log" 2>&1 || { cat "$dir/dpkg.log" >&2; fail "the stand-in vault does not install"; }
 if in_root dpkg -i "/tmp/$(basename "$deb")" >"$dir/dpkg.log" 2>&1; then
     fail "dpkg installed vault-cli beside a package called vault"
