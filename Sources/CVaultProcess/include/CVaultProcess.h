@@ -36,4 +36,20 @@ int CVaultProcess_closeOnExecExcept(int lowest, const int *_Nullable kept, int k
 /// the child closes every descriptor from `lowest` up before it runs. Returns 0 or an error number.
 int CVaultProcess_addCloseFrom(posix_spawn_file_actions_t *_Nonnull actions, int lowest);
 
+// The kernel key retention service (keyrings(7)): glibc has no wrappers for add_key(2) and
+// keyctl(2), and syscall(2) is variadic, so Swift cannot call them; libkeyutils is not linked
+// (it would become a load-time library of the binary). Each function is one system call and
+// returns what it returns: -1 with errno set on failure. Only KernelKeyring.swift calls them.
+
+/// add_key(2) for a key of type "user": creates `description` in `keyring` (a serial number or
+/// a KEY_SPEC_* value) with `payload` (the caller's bytes, copied by the kernel), or updates the
+/// key of that description already there. Returns the key's serial number.
+long CVaultProcess_addUserKey(
+    const char *_Nonnull description, const void *_Nonnull payload, unsigned long length, long keyring);
+
+/// keyctl(2) with `operation` and up to four integer arguments (pointers passed as integers by
+/// the caller, which owns what they point to).
+long CVaultProcess_keyctl(
+    int operation, unsigned long argument2, unsigned long argument3, unsigned long argument4, unsigned long argument5);
+
 #endif
