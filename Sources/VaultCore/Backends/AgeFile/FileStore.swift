@@ -121,7 +121,9 @@ public final class FileStore: SecretStore {
         try cache.store(opened.envelope, seconds: seconds)
     }
 
-    /// When the cache holds `header`'s key (in this store's file), and in which keyring scope.
+    /// Until when the kernel keyring holds the key of the file as it is now, or nil (also when
+    /// the file cannot be read: this answers `vault doctor`, which reports the file's own
+    /// problems on its file line).
     public func unlockedUntil() -> Timestamp? {
         guard let cache, let file = try? FileSystem.readRegularFile(path, limit: Self.maximumFileSize),
             let header = Age.binaryHeader(in: file)
