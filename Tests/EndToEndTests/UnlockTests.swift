@@ -143,6 +143,27 @@ struct UnlockTests {
             Self.prelude + "setsid -w vault get a </dev/null; echo other=$?; echo count=$(count)", ownSession: false)
         #expect(other.reported("other") == "4", "\(other.stderr)")
         #expect(other.reported("count") == "0")
+
+        // Where this process itself has no session keyring of its own (it shares the
+        // user-session keyring, as an SSH login does on Debian), the same as this test's own
+        // user: vault never stores in the shared keyring, it gives `sh` a new one. Elsewhere the
+        // throw-away uid above covers the same code. (No `vault lock` here: it would reach this
+        // user's keyring, which other tests share.)
+        let shared = try runTool(KeyringSandbox.keyctl, ["rdescribe", "@s"])
+        if shared.stdoutText.contains(";_uid_ses.") {
+            let script = """
+                VAULT_PASSPHRASE="\(Self.passphrase)" vault unlock --for 60s 2>/dev/null; echo unlock=$?
+                echo own=$(keyctl rdescribe @s | cut -d';' -f5)
+                echo same=$(setsid -w vault get a </dev/null)
+                """
+            let login = try runTool("/bin/sh", ["-c", script], environment: box.environment)
+            #expect(login.reported("unlock") == "0", "\(login.stderr)")
+            #expect(login.reported("own") == "_ses", "\(login.stdoutText)")
+            #expect(login.reported("same") == "a1", "\(login.stderr)")
+            let outside = try runTool(
+                "/bin/sh", ["-c", "setsid -w vault get a </dev/null; echo other=$?"], environment: box.environment)
+            #expect(outside.reported("other") == "4", "\(outside.stderr)")
+        }
     }
 
     @Test("exec's command runs in an empty session keyring: it cannot read the cached key")
