@@ -177,12 +177,37 @@ struct UnlockTests {
                 description=$(keys | grep -o 'vault:[0-9a-f]*')
                 echo outside=$(count)
                 vault exec --env A=a -- sh -c 'echo inside=$(grep -c " vault:" /proc/keys); echo value=$A; keyctl search @s user '"$description"' >/dev/null 2>&1; echo search=$?'
+                vault set tok --expires-in 1h --refresh-command 'echo refresh=$(grep -c " vault:" /proc/keys) >&2; echo fresh' </dev/null
+                echo token=$(setsid -w vault get tok </dev/null)
                 """)
         #expect(result.reported("unlock") == "0", "\(result.stderr)")
         #expect(result.reported("outside") == "1", "the key is there for the caller")
         #expect(result.reported("inside") == "0", "\(result.stdoutText)")
         #expect(result.reported("value") == "a1")
         #expect(result.reported("search") == "1")
+        #expect(result.reported("token") == "fresh", "\(result.stderr)")
+        #expect(result.reported("refresh") == "0", "a refresh command sees no vault key: \(result.stderr)")
+    }
+
+    @Test("bad unlock settings are usage errors (exit 2), one line each")
+    func badSettings() throws {
+        var vault = try VaultRunner()
+        defer { vault.cleanUp() }
+        vault.environment.removeValue(forKey: "VAULT_UNLOCK_TTL")
+        vault.environment["VAULT_PASSPHRASE"] = "p"
+        try vault.run(["set", "a"], stdin: [1]).expectSuccess()
+        let cases: [([String], [String: String], String)] = [
+            (["get", "a"], ["VAULT_UNLOCK_TTL": "forever"], "VAULT_UNLOCK_TTL"),
+            (["get", "a"], ["VAULT_UNLOCK_TTL": "13h"], "VAULT_UNLOCK_TTL"),
+            (["get", "a"], ["VAULT_UNLOCK_SCOPE": "world"], "VAULT_UNLOCK_SCOPE"),
+            (["unlock", "--for", "0"], [:], "--for"),
+            (["unlock", "--for", "1d"], [:], "--for"),
+            (["unlock"], ["VAULT_UNLOCK_TTL": "0"], "VAULT_UNLOCK_TTL is 0"),
+            (["unlock", "extra"], [:], "operand"),
+        ]
+        for (arguments, env, fragment) in cases {
+            try vault.run(arguments, env: env).expectFailure(2, fragment)
+        }
     }
 
     @Test(
