@@ -17,6 +17,8 @@ extension CommandSpec {
         case "export": return .exportSecrets
         case "init": return .initialize
         case "rekey": return .rekey
+        case "unlock": return .unlock
+        case "lock": return .lock
         case "migrate": return .migrate
         case "doctor": return .doctor
         case "trust": return .trust

@@ -56,6 +56,9 @@ extension OptionName {
     static let clientID = OptionName("client-id")
     static let clientSecretName = OptionName("client-secret-name")
     static let scope = OptionName("scope")
+
+    // `unlock`
+    static let duration = OptionName("for")
 }
 
 /// What a shell completes for a word of the command line: declared with each option and each

@@ -92,7 +92,7 @@ def main() -> int:
     try:
         groups = ["startup", "file-identity", "file-passphrase", "scale-get", "scale-ls", "scale-set",
                   "concurrency", "secret-service", "secret-service-ls", "secret-service-set", "openbao-get",
-                  "openbao-ls"]
+                  "openbao-ls", "unlock-get"]
         for group in groups:
             results.load(group)
         with open(os.path.join(out, "concurrency-count.txt")) as handle:
@@ -112,6 +112,8 @@ def main() -> int:
          m("secret-service-set", 0) / m("secret-service-set", 1), 1.0),
         ("`vault get` (file, identity) ≤ 1.0 × `age -d -i`", m("file-identity", 0) / m("file-identity", 1), 1.0),
         ("`vault get` (file, identity) ≤ 0.3 × `pass show`", m("file-identity", 0) / m("file-identity", 2), 0.3),
+        ("`vault get` (file, passphrase, after `vault unlock`) ≤ 1.2 × (file, identity)",
+         m("unlock-get", 0) / m("unlock-get", 1), 1.2),
         ("`vault get` on 10,000 secrets ≤ 2 × on 10", m("scale-get", 2) / m("scale-get", 0), 2.0),
         ("`vault get` (OpenBao) ≤ 1.2 × curl", m("openbao-get", 0) / m("openbao-get", 2), 1.2),
         ("`vault --version` ≤ 4 × `/bin/true`", m("startup", 0) / m("startup", 1), 4.0),
@@ -241,6 +243,15 @@ def main() -> int:
           "passphrase from `VAULT_PASSPHRASE`. age reads passphrases only from a terminal, so it runs "
           "under `Tests/Benchmarks/age-pty.py`, which types the passphrase on a pseudo-terminal; the "
           "wrapper alone costs %s, so age itself takes about %s." % (ms(wrapper), ms(m("file-passphrase", 1) - wrapper)))
+    table("File vault, passphrase, after `vault unlock`", "unlock-get",
+          "The passphrase file above after `vault unlock`: the kernel keyring holds its file key, so `get` "
+          "pays no scrypt (`Tests/Benchmarks/unlock.sh`, in a session keyring of its own). Beside it the "
+          "identity file and `pass show` of the identity table, timed in the same hyperfine run.", base=1)
+    prompts = dict(item.split("=", 1) for item in read("unlock-prompts.txt").split() if "=" in item)
+    add("Passphrase prompts in a session of %s `vault get`s at a terminal: %s with `VAULT_UNLOCK_TTL=0` "
+        "(no cache), %s with the cache." % (prompts.get("commands", "?"), prompts.get("without", "?"),
+                                            prompts.get("with", "?")))
+    add("")
     add("## Scale")
     add("")
     add("age files of 10, 1,000 and 10,000 secrets (about 160 bytes each: 1.6 MB for 10,000), built from a JSON Lines document")

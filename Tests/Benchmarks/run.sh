@@ -34,7 +34,7 @@ else
     concurrency_runs=${BENCH_CONCURRENCY_RUNS:-3} warmup=10
 fi
 
-for tool in hyperfine age age-keygen secret-tool pass gpg gnuplot dbus-run-session gnome-keyring-daemon; do
+for tool in hyperfine age age-keygen secret-tool pass gpg gnuplot dbus-run-session gnome-keyring-daemon keyctl; do
     command -v "$tool" >/dev/null || { echo "bench: $tool is missing (make bench installs it)" >&2; exit 1; }
 done
 
@@ -136,6 +136,12 @@ bench file-passphrase -N --warmup 1 --runs "$slow_runs" \
     "$python $here/age-pty.py $work/passphrase.txt -- age -d $work/passphrase.age" \
     "$python $here/age-pty.py $work/passphrase.txt --no-prompt -- /bin/true"
 unset VAULT_PASSPHRASE
+
+# --- Unlock once: the passphrase file after `vault unlock`, in a session keyring of its own ----
+export GNUPGHOME="$work/gnupg" PASSWORD_STORE_DIR="$work/password-store"
+keyctl session - bash "$here/unlock.sh" "$vault" "$work" "$out" "$runs" "$warmup" "$secret" "$expected" \
+    || fail "the unlock group failed"
+unset GNUPGHOME PASSWORD_STORE_DIR
 
 # --- Scale: 10, 1,000 and 10,000 secrets ------------------------------------------------------
 # Each command is timed on the three sizes in one hyperfine run, so that their ratios compare

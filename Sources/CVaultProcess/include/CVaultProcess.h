@@ -50,5 +50,20 @@ int CVaultProcess_guardGroup(pid_t group);
 /// Stops guarding the group in `slot` (from CVaultProcess_guardGroup; -1 is ignored). Call it
 /// once the group's leader is reaped.
 void CVaultProcess_releaseGroup(int slot);
+// The kernel key retention service (keyrings(7)): glibc has no wrappers for add_key(2) and
+// keyctl(2), and syscall(2) is variadic, so Swift cannot call them; libkeyutils is not linked
+// (it would become a load-time library of the binary). Each function is one system call and
+// returns what it returns: -1 with errno set on failure. Only KernelKeyring.swift calls them.
+
+/// add_key(2) for a key of type "user": creates `description` in `keyring` (a serial number or
+/// a KEY_SPEC_* value) with `payload` (the caller's bytes, copied by the kernel), or updates the
+/// key of that description already there. Returns the key's serial number.
+long CVaultProcess_addUserKey(
+    const char *_Nonnull description, const void *_Nonnull payload, unsigned long length, long keyring);
+
+/// keyctl(2) with `operation` and up to four integer arguments (pointers passed as integers by
+/// the caller, which owns what they point to).
+long CVaultProcess_keyctl(
+    int operation, unsigned long argument2, unsigned long argument3, unsigned long argument4, unsigned long argument5);
 
 #endif

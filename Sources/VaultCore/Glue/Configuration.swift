@@ -28,6 +28,9 @@ public struct Configuration: Sendable {
     /// `VAULT_PROMPT_TIMEOUT`, parsed once; used (and its error thrown) only where someone can
     /// answer a dialog.
     let promptTimeout: Result<Double, VaultError>
+    /// `VAULT_UNLOCK_TTL` and `VAULT_UNLOCK_SCOPE`, parsed once; their usage error is thrown
+    /// where a vault file is opened.
+    let unlock: Result<UnlockPolicy, VaultError>
 
     /// The Secret Service and OpenBao timeout used when `VAULT_TIMEOUT` is not set, in seconds.
     public static let defaultTimeout = 5.0
@@ -53,6 +56,26 @@ public struct Configuration: Sendable {
         self.promptTimeout = Self.seconds(
             value("VAULT_PROMPT_TIMEOUT"), default: Self.defaultPromptTimeout, variable: "VAULT_PROMPT_TIMEOUT",
             example: "120")
+        self.unlock = Self.unlockPolicy(
+            ttl: value("VAULT_UNLOCK_TTL"), scope: value("VAULT_UNLOCK_SCOPE"), isCI: isCI)
+    }
+
+    /// The unlock cache's policy: `VAULT_UNLOCK_TTL` (default 15 minutes, 0 off),
+    /// `VAULT_UNLOCK_SCOPE` (`session`, the default, or `user`), and never storing in CI.
+    private static func unlockPolicy(ttl: String?, scope: String?, isCI: Bool) -> Result<UnlockPolicy, VaultError> {
+        Result { () throws(VaultError) in
+            let seconds = try ttl.map { (text) throws(VaultError) in
+                try UnlockPolicy.seconds(parsing: text, what: "VAULT_UNLOCK_TTL", allowingZero: true)
+            }
+            var chosen = UnlockScope.session
+            if let scope {
+                guard let parsed = UnlockScope(rawValue: scope) else {
+                    throw VaultError(.usage, "VAULT_UNLOCK_SCOPE is '\(scope)'; give session or user")
+                }
+                chosen = parsed
+            }
+            return UnlockPolicy(seconds: seconds ?? UnlockPolicy.defaultSeconds, scope: chosen, mayStore: !isCI)
+        }
     }
 
     /// `name`'s value in `environment`: nil when it is unset or empty (empty counts as unset).

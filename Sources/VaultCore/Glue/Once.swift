@@ -7,6 +7,9 @@ final class Once<T> {
         self.make = make
     }
 
+    /// Whether a value was made (a prompt was answered).
+    var hasValue: Bool { cached != nil }
+
     func value() throws(VaultError) -> T {
         if let cached { return cached }
         let made = try make()

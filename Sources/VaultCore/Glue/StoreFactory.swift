@@ -120,7 +120,15 @@ public struct StoreFactory {
     /// Builds the file store at ``filePath()`` unlocked by the `VAULT_*` key variables.
     public func makeFileStore() throws(VaultError) -> FileStore {
         let path = try filePath()
-        return FileStore(path: path, keys: try fileKeys(prefix: "VAULT_", path: path), trust: headerTrust())
+        return FileStore(
+            path: path, keys: try fileKeys(prefix: "VAULT_", path: path), trust: headerTrust(),
+            cache: try fileKeyCache())
+    }
+
+    /// The kernel keyring's cache of unlocked file keys, with the policy of `VAULT_UNLOCK_TTL`,
+    /// `VAULT_UNLOCK_SCOPE` and `CI`.
+    public func fileKeyCache() throws(VaultError) -> FileKeyCache {
+        FileKeyCache(policy: try configuration.unlock.get())
     }
 
     /// Where the headers this user wrote are remembered: `$XDG_STATE_HOME/vault/headers`, or
@@ -191,12 +199,14 @@ public struct StoreFactory {
             return answer
         }
         let existing = Once { () throws(VaultError) in try ask("Passphrase for \(path): ", false) }
+        let new = Once { () throws(VaultError) in try ask("New passphrase for \(path): ", true) }
         return FileKeys(
             origin: "the passphrase typed at the prompt",
             identities: { () throws(VaultError) in [.scrypt(passphrase: try existing.value(), maxWorkFactor: 22)] },
             recipientsForNewFile: { () throws(VaultError) in
-                [.scrypt(passphrase: try ask("New passphrase for \(path): ", true), workFactor: workFactor)]
-            })
+                [.scrypt(passphrase: try new.value(), workFactor: workFactor)]
+            },
+            neededPerson: { existing.hasValue || new.hasValue })
     }
 
     private func parseIdentity(_ text: String, origin: String) throws(VaultError) -> X25519Identity {
@@ -281,7 +291,9 @@ extension StoreFactory {
             return try makeOpenBaoStore()
         case .file(let named):
             let path = try filePath(named)
-            return FileStore(path: path, keys: try fileKeys(prefix: keyPrefix, path: path), trust: headerTrust())
+            return FileStore(
+                path: path, keys: try fileKeys(prefix: keyPrefix, path: path), trust: headerTrust(),
+                cache: try fileKeyCache())
         }
     }
 

@@ -87,6 +87,9 @@ enum ProcessImage {
         argv.append(nil)
         // COMMAND gets no descriptor of vault's own, only those vault was started with.
         Hygiene.restoreForChild()
+        // COMMAND gets a new, empty session keyring: it must not reach the cached key of the
+        // whole vault file, only the secrets it was given.
+        FileKeyCache.isolateChildren()
         CVaultProcess_execvpe(arguments[0], argv, envp)
         let failure = Errno(rawValue: errno)
         for buffer in added {

@@ -36,6 +36,9 @@ extension CommandSpec {
         details: """
             For each backend, prints whether it can be used now and why not. Then the backend that
             'auto' would pick and the rule that picked it. Exits 0 if the chosen backend is usable, 5 if not.
+            The 'unlock' line, before that, says whether the kernel keyring can keep an unlocked file key here (and why
+            not), the scope, whether this login has a session keyring of its own, and until when the
+            vault file is unlocked.
             """,
         options: [],
         run: { (invocation) throws(VaultError) in
@@ -46,6 +49,7 @@ extension CommandSpec {
                 let name = backend.kind.rawValue.padding(to: 16)
                 text += "\(name)\(backend.usable ? "usable    " : "unusable  ")\(backend.wording)\n"
             }
+            text += UnlockDiagnosis(factory: invocation.factory).wording + "\n"
             text += report.chosenLine + "\n"
             StandardIO.print(text)
             return report.chosenUsable ? ExitStatus.success : ExitStatus.of(.unavailable)

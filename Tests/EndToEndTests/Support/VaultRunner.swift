@@ -18,6 +18,10 @@ struct VaultRunner {
             "VAULT_FILE": directory.appendingPathComponent("vault.age").path,
             "VAULT_SCRYPT_WORK_FACTOR": "10",
             "LANG": "C.UTF-8",
+            // A passphrase typed at a test's terminal is not left in the test process's kernel
+            // keyring, where the next run on the file would find it; UnlockTests test the cache
+            // in keyrings of their own (KeyringSandbox).
+            "VAULT_UNLOCK_TTL": "0",
         ]
     }
 

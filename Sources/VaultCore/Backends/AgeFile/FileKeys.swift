@@ -12,15 +12,22 @@ public struct FileKeys {
     public var recipientsForNewFile: () throws(VaultError) -> [AgeRecipient]
     /// Where the identities come from (`VAULT_PASSPHRASE`, `the prompt`), for error messages.
     public var origin: String
+    /// Whether what the closures returned so far needed a person: a passphrase typed at the
+    /// terminal (later an encrypted key's passphrase, a hardware key's PIN or touch). Only such a
+    /// key is cached implicitly (``FileKeyCache``); one from the environment or a plain key file
+    /// is cached only by an explicit `vault unlock`. Asked after the closures have run.
+    public var neededPerson: () -> Bool
 
     public init(
         origin: String,
         identities: @escaping () throws(VaultError) -> [AgeIdentity],
-        recipientsForNewFile: @escaping () throws(VaultError) -> [AgeRecipient]
+        recipientsForNewFile: @escaping () throws(VaultError) -> [AgeRecipient],
+        neededPerson: @escaping () -> Bool = { false }
     ) {
         self.origin = origin
         self.identities = identities
         self.recipientsForNewFile = recipientsForNewFile
+        self.neededPerson = neededPerson
     }
 
     /// Keys for an X25519 identity: it opens the file, and a new file is encrypted to it.

@@ -20,10 +20,14 @@ public final class FileStore: SecretStore {
     /// The headers this user wrote, checked before each write; nil checks nothing.
     public let trust: HeaderTrust?
 
-    public init(path: String, keys: FileKeys, trust: HeaderTrust? = nil) {
+    /// Unlocked file keys kept by the kernel, tried before ``keys``; nil caches nothing.
+    public let cache: FileKeyCache?
+
+    public init(path: String, keys: FileKeys, trust: HeaderTrust? = nil, cache: FileKeyCache? = nil) {
         self.path = path
         self.keys = keys
         self.trust = trust
+        self.cache = cache
     }
 
     public var label: String { "file \(path)" }
@@ -98,8 +102,33 @@ public final class FileStore: SecretStore {
         // The old header is no longer on disk: stop trusting it. Should this fail, the old
         // header stays trusted as well, as it was until now; the rekey itself has happened.
         try? trust?.remember(header: envelope.headerBytes, types: envelope.stanzaTypes, path: lock.path)
+        // The old file key opens no file any more; nobody should hold it.
+        cache?.forget(header: opened.envelope.headerBytes)
         lastOpened = nil
         lastEnvelope = nil
+    }
+
+    /// Opens the vault file with its usual keys (or a key cached already) and caches its file
+    /// key in the kernel keyring for `seconds` (`vault unlock`): also a key from the environment,
+    /// which is never cached implicitly. Throws `.usage` in CI, before asking for anything, and
+    /// `.unavailable` where the kernel refuses.
+    public func unlock(seconds: Int64) throws(VaultError) {
+        guard let cache else { throw VaultError(.unavailable, "no unlock cache for \(path)") }
+        guard cache.policy.mayStore else { throw VaultError(.usage, "keys are never cached in CI (CI is set)") }
+        unlocking = true
+        defer { unlocking = false }
+        guard let opened = try load() else { throw VaultError(.notFound, "no vault file at \(path)") }
+        try cache.store(opened.envelope, seconds: seconds)
+    }
+
+    /// Until when the kernel keyring holds the key of the file as it is now, or nil (also when
+    /// the file cannot be read: this answers `vault doctor`, which reports the file's own
+    /// problems on its file line).
+    public func unlockedUntil() -> Timestamp? {
+        guard let cache, let file = try? FileSystem.readRegularFile(path, limit: Self.maximumFileSize),
+            let header = Age.binaryHeader(in: file)
+        else { return nil }
+        return cache.lookup(header: header)?.expires
     }
 
     /// Accepts the vault file's current header as this user's (`vault trust`): later writes
@@ -136,6 +165,23 @@ public final class FileStore: SecretStore {
     /// between) unwraps no key: no second scrypt.
     private var lastEnvelope: AgeEnvelope?
 
+    /// Set during ``unlock(seconds:)``, which stores the key itself, for the time it asks for.
+    private var unlocking = false
+
+    /// Caches a key that was unlocked now, if a person had to unlock it (``FileKeys/neededPerson``).
+    private func rememberUnlocked(_ envelope: AgeEnvelope) {
+        guard !unlocking else { return }
+        cache?.rememberUnlocked(envelope, neededPerson: keys.neededPerson())
+    }
+
+    /// The header and file key for the file that starts with `prefix` without unwrapping
+    /// anything: the last one this store opened if the header is the same, else the one the
+    /// kernel keyring holds for this header (checked against the header's MAC), else nil.
+    private func knownEnvelope(_ prefix: [UInt8]) -> AgeEnvelope? {
+        if let lastEnvelope, prefix.starts(with: lastEnvelope.headerBytes) { return lastEnvelope }
+        return cache?.envelope(forFileStartingWith: prefix)
+    }
+
     /// Reads and decrypts the whole file (`target`, the resolved path, when the write lock is
     /// held), or returns `nil` if there is none (for writes).
     func load(_ target: String? = nil) throws(VaultError) -> Opened? {
@@ -145,12 +191,13 @@ public final class FileStore: SecretStore {
         if let lastOpened, lastOpened.file == file { return lastOpened.opened }
         let plaintext: SecureBytes
         let envelope: AgeEnvelope
-        let sameHeader = try lastEnvelope.flatMap { (known) throws(VaultError) in
+        let known = knownEnvelope(file)
+        let sameHeader = try known.flatMap { (known) throws(VaultError) in
             try ageCall(checking: file) { () throws(AgeError) in
                 try AgePayloadReader(prefix: file, fileSize: file.count, envelope: known)
             }
         }
-        if var reader = sameHeader, let known = lastEnvelope {
+        if var reader = sameHeader, let known {
             plaintext = try ageCall(checking: file) { () throws(AgeError) in try reader.decryptRemaining(of: file) }
             envelope = known
         } else {
@@ -158,6 +205,7 @@ public final class FileStore: SecretStore {
             (plaintext, envelope) = try ageCall(checking: file) { () throws(AgeError) in
                 try Age.open(file, identities: identities)
             }
+            rememberUnlocked(envelope)
         }
         lastOpened = (file, Opened(plaintext: plaintext, envelope: envelope))
         lastEnvelope = envelope
@@ -174,7 +222,7 @@ public final class FileStore: SecretStore {
         }
         let prefix = try file.read(0..<min(file.size, AgePayloadReader.prefixSize))
         var reader: AgePayloadReader?
-        if let known = lastEnvelope {
+        if let known = knownEnvelope(prefix) {
             reader = try ageCall(checking: prefix) { () throws(AgeError) in
                 try AgePayloadReader(prefix: prefix, fileSize: file.size, envelope: known)
             }
@@ -184,6 +232,7 @@ public final class FileStore: SecretStore {
             reader = try ageCall(checking: prefix) { () throws(AgeError) in
                 try AgePayloadReader(prefix: prefix, fileSize: file.size, identities: identities)
             }
+            if let envelope = reader?.envelope { rememberUnlocked(envelope) }
         }
         guard let reader else {
             guard let opened = try load() else { return nil }
@@ -250,6 +299,7 @@ public final class FileStore: SecretStore {
             try trust?.remember(header: written.headerBytes, types: written.stanzaTypes, path: lock.path)
         }
         try FileSystem.writeAtomically(file, lock: lock)
+        if envelope == nil { rememberUnlocked(written) }
         lastOpened = (file, Opened(plaintext: document, envelope: written))
         lastEnvelope = written
     }

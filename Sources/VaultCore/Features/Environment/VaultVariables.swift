@@ -80,6 +80,9 @@ public enum VaultVariables {
             VaultVariable("VAULT_PASSPHRASE", "the vault file's passphrase", keyMaterial: true),
             VaultVariable("VAULT_PASSPHRASE_FILE", "a file holding the passphrase (mode 600)", keyMaterial: true),
             VaultVariable("VAULT_SCRYPT_WORK_FACTOR", "log2 of scrypt's N for new passphrase files (default 18)"),
+            VaultVariable(
+                "VAULT_UNLOCK_TTL", "how long the kernel keeps a file key after a prompt (default 15m, 0 off)"),
+            VaultVariable("VAULT_UNLOCK_SCOPE", "session (default: this login) or user (all your processes)"),
         ]
         + destinationUnlock.map { VaultVariable($0, "the destination's key for migrate and rekey", keyMaterial: true) }
         + [

@@ -47,6 +47,9 @@ enum RefreshCommand {
         let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { envp.forEach { free($0) } }
         var pid: pid_t = 0
+        // The command starts in a new, empty session keyring (and so does the rest of this
+        // process, which has opened its file already): it must not reach a cached file key.
+        FileKeyCache.isolateChildren()
         let spawned = posix_spawn(&pid, "/bin/sh", &actions, &attributes, argv, envp)
         close(writeEnd)
         guard spawned == 0 else {
