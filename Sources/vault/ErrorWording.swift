@@ -52,6 +52,9 @@ extension VaultError {
             return ": approve vault in the provider (KeePassXC asks in a dialog, which vault lets it show when run at "
                 + "a terminal on the desktop; or turn off \"Confirm when passwords are retrieved by clients\" in its "
                 + "Secret Service settings) and retry"
+        case .allowAccessRequest(let morePromptTime):
+            return "; run vault again and allow it"
+                + (morePromptTime ? " (raise VAULT_PROMPT_TIMEOUT for more time)" : "")
         case .unlockKeyringOrAnswerDialog:
             return ": unlock it (log in to the desktop, or unlock the database in KeePassXC), or run vault at a "
                 + "terminal on the desktop to answer the provider's dialog"

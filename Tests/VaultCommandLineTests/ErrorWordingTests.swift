@@ -101,6 +101,18 @@ struct ErrorWordingTests {
                     + "answer the provider's dialog"
             ),
             (
+                "no one answered KeePassXC's access request within 2 s while reading 'x'",
+                .allowAccessRequest(morePromptTime: true),
+                "no one answered KeePassXC's access request within 2 s while reading 'x'; run vault again and allow "
+                    + "it (raise VAULT_PROMPT_TIMEOUT for more time)"
+            ),
+            (
+                "access was denied in KeePassXC while reading 'x': its access request was declined or closed",
+                .allowAccessRequest(morePromptTime: false),
+                "access was denied in KeePassXC while reading 'x': its access request was declined or closed; run "
+                    + "vault again and allow it"
+            ),
+            (
                 "the keyring did not answer", .nextGetStores(account: "gh", after: nil),
                 "the keyring did not answer; the refreshed token of 'gh' is kept and will be stored by the next "
                     + "'vault get gh'"

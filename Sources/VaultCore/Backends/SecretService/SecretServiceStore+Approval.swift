@@ -20,13 +20,13 @@ extension SecretServiceStore {
             if call.deadlineExpired {
                 throw VaultError(
                     .cannotUnlock,
-                    "no one answered \(who)'s access request within \(formatSeconds(promptTimeout)) s while "
-                        + "\(action); run vault again and allow it (raise VAULT_PROMPT_TIMEOUT for more time)")
+                    "no one answered \(who)'s access request within \(formatSeconds(promptTimeout)) s while \(action)",
+                    remedy: .allowAccessRequest(morePromptTime: true))
             }
             throw VaultError(
                 .cannotUnlock,
-                "access was denied in \(who) while \(action): its access request was declined or closed; run "
-                    + "vault again and allow it")
+                "access was denied in \(who) while \(action): its access request was declined or closed",
+                remedy: .allowAccessRequest(morePromptTime: false))
         }
     }
 
