@@ -40,7 +40,7 @@ final class SecretServiceSession {
     /// secret, encrypted) for `secret`; in a plain session, no parameters and the secret itself.
     ///
     /// The chaining is written here over swift-crypto's AES block function, in place in secure
-    /// memory: `AES._CBC.encrypt` copies the plaintext into a `Data` that nothing wipes.
+    /// memory: `AES._CBC` copies the plaintext into a `Data` that nothing wipes.
     func encode(_ secret: SecureBytes) throws(VaultError) -> (parameters: [UInt8], value: SecureBytes) {
         guard let key else { return ([], secret) }
         let blockBytes = Self.blockBytes
@@ -68,24 +68,34 @@ final class SecretServiceSession {
     }
 
     /// The secret in a Secret struct sent through this session, or nil if it does not decrypt to
-    /// valid padding (the provider encrypted it with another key: it lost the session).
+    /// valid padding (the provider encrypted it with another key: it lost the session). Decrypted
+    /// in place in secure memory, as ``encode(_:)`` encrypts.
     func decode(parameters: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> SecureBytes? {
         guard let key else { return SecureBytes(copying: value) }
-        guard value.count > 0, value.count % Self.blockBytes == 0 else { return nil }
-        var plain: Data
-        do {
-            plain = try AES._CBC.decrypt(value, using: key, iv: AES._CBC.IV(ivBytes: parameters), noPadding: true)
-        } catch {
-            return nil  // an initialization vector of another size
-        }
-        defer { plain.withUnsafeMutableBytes { zeroSecret($0) } }
-        return plain.withUnsafeBytes { bytes -> SecureBytes? in
-            let pad = Int(bytes[bytes.count - 1])
-            guard (1...Self.blockBytes).contains(pad), bytes[(bytes.count - pad)...].allSatisfy({ $0 == UInt8(pad) })
-            else {
-                return nil
+        let blockBytes = Self.blockBytes
+        guard parameters.count == blockBytes, value.count > 0, value.count % blockBytes == 0 else { return nil }
+        var plain = SecureBytes(copying: value)
+        let pad = plain.withUnsafeMutableBytes { (raw: UnsafeMutableRawBufferPointer) -> Int? in
+            let bytes = raw.assumingMemoryBound(to: UInt8.self)  // SecureBytes' storage holds UInt8
+            var previous = Array(parameters)
+            for start in stride(from: 0, to: bytes.count, by: blockBytes) {
+                var block = UnsafeMutableBufferPointer(rebasing: bytes[start..<start + blockBytes])
+                let ciphertext = Array(block)
+                do {
+                    try AES.inversePermute(&block, key: key)
+                } catch {
+                    return nil
+                }
+                for index in 0..<blockBytes { block[index] ^= previous[index] }
+                previous = ciphertext
             }
-            return SecureBytes(copying: UnsafeRawBufferPointer(rebasing: bytes[..<(bytes.count - pad)]))
+            let pad = Int(bytes[bytes.count - 1])
+            guard (1...blockBytes).contains(pad), bytes[(bytes.count - pad)...].allSatisfy({ $0 == UInt8(pad) })
+            else { return nil }
+            return pad
         }
+        guard let pad else { return nil }
+        plain.replaceSubrange((plain.count - pad)..<plain.count, with: EmptyCollection())
+        return plain
     }
 }
