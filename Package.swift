@@ -38,6 +38,8 @@ let package = Package(
                 "CVaultHTTP",
                 "CVaultProcess",
                 .product(name: "Crypto", package: "swift-crypto"),
+                // AES for the Secret Service session (SecretServiceSession.swift).
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
         ),
         // The command-line tool: argument parsing, terminal I/O, exit codes.

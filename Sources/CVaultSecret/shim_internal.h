@@ -3,6 +3,8 @@
 #define CVAULTSECRET_SHIM_INTERNAL_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "CVaultLoader.h"
 #include "CVaultSecret.h"
@@ -13,9 +15,9 @@
 
 // The loaded library's functions (Load.c fills the tables in CVaultSecret_Load): one
 // pointer per entry of each list, named after the function. libsecret's and GLib's are required;
-// libgcrypt's, which only vault's own session uses, are optional: a libsecret built without
-// libgcrypt does not bring it, and then the session is "plain" (Session.c), as libsecret's own
-// session is in such a build.
+// libgcrypt's, which only vault's own key agreement uses (KeyAgreement.c), are optional: a
+// libsecret built without libgcrypt does not bring it, and then the session is "plain"
+// (Session.c), as libsecret's own session is in such a build.
 // The copied prototypes say nothing of nullability, as the real ones do not.
 #pragma clang diagnostic push
 #pragma clang diagnostic ignored "-Wnullability-completeness"
@@ -70,6 +72,33 @@ CVAULTSECRET_INTERNAL struct CVaultSecret_GVariant *_Nullable CVaultSecret_BusCa
 // The attributes as an a{ss} variant (floating) (Paths.c).
 CVAULTSECRET_INTERNAL struct CVaultSecret_GVariant *_Nonnull CVaultSecret_AttributesVariant(
     CVaultSecret_Attributes *_Nonnull attributes);
+
+// MARK: The key agreement (KeyAgreement.c)
+
+// The session's key pair: the private exponent (a libgcrypt number, wiped as it is released) and
+// the public value, CVAULTSECRET_GROUP_BYTES big-endian bytes with a first byte other than zero.
+typedef struct CVaultSecret_KeyPair {
+    CVAULTSECRET_T_gcry_mpi_t _Nullable exponent;
+    uint8_t public_value[CVAULTSECRET_GROUP_BYTES];
+} CVaultSecret_KeyPair;
+
+typedef enum {
+    CVAULTSECRET_AGREEMENT_AGREED,
+    CVAULTSECRET_AGREEMENT_INVALID_PEER,  // the provider's public value is not in 2..p-2
+    CVAULTSECRET_AGREEMENT_AMBIGUOUS,  // the shared secret starts with a zero byte: draw again
+    CVAULTSECRET_AGREEMENT_FAILED,
+} CVaultSecret_Agreement;
+
+// libgcrypt's initialization, once per process. Call before the functions below.
+CVAULTSECRET_INTERNAL void CVaultSecret_InitializeGcrypt(void);
+// A new key pair; false (and nothing to release) if none could be made.
+CVAULTSECRET_INTERNAL bool CVaultSecret_KeyPairMake(CVaultSecret_KeyPair *_Nonnull pair);
+CVAULTSECRET_INTERNAL void CVaultSecret_KeyPairRelease(CVaultSecret_KeyPair *_Nonnull pair);
+// The shared secret with the provider's public value `peer` (`length` big-endian bytes), written
+// to `shared` when AGREED (and wiped otherwise).
+CVAULTSECRET_INTERNAL CVaultSecret_Agreement CVaultSecret_KeyAgree(
+    const CVaultSecret_KeyPair *_Nonnull pair, const uint8_t *_Nonnull peer, size_t length,
+    uint8_t shared[_Nonnull CVAULTSECRET_GROUP_BYTES]);
 
 // Drops libsecret's shared service (secret_service_disconnect) (Proxies.c).
 CVAULTSECRET_INTERNAL void CVaultSecret_ServiceReset(void);

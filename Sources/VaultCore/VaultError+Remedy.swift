@@ -50,6 +50,17 @@ extension VaultError {
         case diagnoseAndReport(toProvider: Bool)
         /// The Secret Service failed for a reason vault cannot tell: retry, or run the diagnosis.
         case retryOrDiagnose
+        /// The Secret Service provider holds the secrets back until its user approves this
+        /// program (KeePassXC's "confirm access"): approve it in the provider's dialog, which needs
+        /// someone at the desktop, or turn the confirmation off in the provider, then retry.
+        case approveInProvider
+        /// The keyring is locked and its provider asks a person to unlock it: unlock it in the
+        /// provider (or by logging in), or run again where someone can answer the provider's dialog.
+        case unlockKeyringOrAnswerDialog
+        /// The provider's access request (KeePassXC's) went unanswered or was declined: run again
+        /// and allow it; when `morePromptTime`, it was not answered in time, and a longer prompt
+        /// time-out gives the person more.
+        case allowAccessRequest(morePromptTime: Bool)
         /// Storing a refreshed token of `account` failed, but the token is kept (in the refresh
         /// journal): once `after` (the store failure's own remedy, if any) is done, the next read
         /// of `account` stores it.

@@ -22,14 +22,12 @@ enum CommandLineTool {
             }
             if parsed.help {
                 var text = HelpText.forCommand(command)
-                if command.name == "rm",
-                    let note = StoreFactory(
+                let note = HelpNotes.note(for: command.name) {
+                    StoreFactory(
                         options: parsed.global, configuration: ProcessEnvironment.configuration(environment()),
-                        prompt: nil
-                    ).deletionNote()
-                {
-                    text += "\n" + note
+                        prompt: nil)
                 }
+                if let note { text += "\n" + note }
                 StandardIO.print(text)
                 return ExitStatus.success
             }

@@ -2,10 +2,11 @@ import VaultCore
 
 extension Diagnosis.Backend {
     /// The line `doctor` prints after the backend's state: what was found, why it cannot be used
-    /// (with the remedy in the tool's terms), and the provider.
+    /// (with the remedy in the tool's terms), what creates a store not created yet, and the provider.
     var wording: String {
         let found = [detail, problem?.wording ?? ""].filter { !$0.isEmpty }.joined(separator: ": ")
-        return found + (provider.map { "; provider: \($0)" } ?? "")
+        return found + (createdOnFirstWrite ? "; the first 'vault set' creates it" : "")
+            + (provider.map { "; provider: \($0)" } ?? "")
     }
 }
 

@@ -48,6 +48,16 @@ extension VaultError {
         case .diagnoseAndReport(toProvider: true): return "; run 'vault doctor' and report it to the provider"
         case .diagnoseAndReport(toProvider: false): return "; run 'vault doctor' and report it"
         case .retryOrDiagnose: return "; retry, or run 'vault doctor'"
+        case .approveInProvider:
+            return ": approve vault in the provider (KeePassXC asks in a dialog, which vault lets it show when run at "
+                + "a terminal on the desktop; or turn off \"Confirm when passwords are retrieved by clients\" in its "
+                + "Secret Service settings) and retry"
+        case .allowAccessRequest(let morePromptTime):
+            return "; run vault again and allow it"
+                + (morePromptTime ? " (raise VAULT_PROMPT_TIMEOUT for more time)" : "")
+        case .unlockKeyringOrAnswerDialog:
+            return ": unlock it (log in to the desktop, or unlock the database in KeePassXC), or run vault at a "
+                + "terminal on the desktop to answer the provider's dialog"
         case .nextGetStores(let account, let after):
             // The store failure's own remedy comes first, where its message left off: it is what
             // lets the next read store the kept token.

@@ -25,5 +25,9 @@ struct DoctorReasonEndToEndTests {
             // The file is usable (not created yet); the openbao backend without BAO_ADDR is not.
             #expect(result.status == (line.contains("openbao") ? 5 : 0), "\(result.stderr)")
         }
+        // A file not created yet: the library says so (a fact), the tool names the command that creates it.
+        let fresh = try vault.run(["doctor"], env: ["VAULT_FILE": vault.path("fresh.age")])
+        #expect(fresh.stdoutText.contains("fresh.age (not created yet); unlock with "), "\(fresh.stdoutText)")
+        #expect(fresh.stdoutText.contains("; the first 'vault set' creates it"), "\(fresh.stdoutText)")
     }
 }

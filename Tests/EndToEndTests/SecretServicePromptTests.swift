@@ -142,11 +142,17 @@ struct SecretServicePromptTests {
         #expect(read("denied.answered") == "0", "no access request: \(read("denied.dialog"))")
         #expect(read("denied.status") == "4", "after Escape: \(read("denied.err"))")
         #expect(read("denied.err").contains("access was denied in KeePassXC"), "\(read("denied.err"))")
+        #expect(
+            read("denied.err").contains("declined or closed; run vault again and allow it"), "\(read("denied.err"))")
         #expect(read("denied.out").isEmpty)
         #expect(read("denied.windows").isEmpty, "an access request is still open after Escape")
 
         #expect(read("unanswered.status") == "4", "no answer: \(read("unanswered.err"))")
         #expect(read("unanswered.err").contains("no one answered KeePassXC's access request within 2 s"))
+        #expect(
+            read("unanswered.err").contains(
+                "; run vault again and allow it (raise VAULT_PROMPT_TIMEOUT for more time)"),
+            "\(read("unanswered.err"))")
         #expect(read("unanswered.out").isEmpty)
     }
 

@@ -87,6 +87,32 @@ struct ErrorWordingTests {
                 "the Secret Service failed while reading 'x': m; retry, or run 'vault doctor'"
             ),
             (
+                "the Secret Service holds 'x' but has not allowed vault to read them", .approveInProvider,
+                "the Secret Service holds 'x' but has not allowed vault to read them: approve vault in the provider "
+                    + "(KeePassXC asks in a dialog, which vault lets it show when run at a terminal on the desktop; or "
+                    + "turn off \"Confirm when passwords are retrieved by clients\" in its Secret Service settings) and "
+                    + "retry"
+            ),
+            (
+                "the keyring holding 'x' is locked and the provider asks a person to unlock it",
+                .unlockKeyringOrAnswerDialog,
+                "the keyring holding 'x' is locked and the provider asks a person to unlock it: unlock it (log in to "
+                    + "the desktop, or unlock the database in KeePassXC), or run vault at a terminal on the desktop to "
+                    + "answer the provider's dialog"
+            ),
+            (
+                "no one answered KeePassXC's access request within 2 s while reading 'x'",
+                .allowAccessRequest(morePromptTime: true),
+                "no one answered KeePassXC's access request within 2 s while reading 'x'; run vault again and allow "
+                    + "it (raise VAULT_PROMPT_TIMEOUT for more time)"
+            ),
+            (
+                "access was denied in KeePassXC while reading 'x': its access request was declined or closed",
+                .allowAccessRequest(morePromptTime: false),
+                "access was denied in KeePassXC while reading 'x': its access request was declined or closed; run "
+                    + "vault again and allow it"
+            ),
+            (
                 "the keyring did not answer", .nextGetStores(account: "gh", after: nil),
                 "the keyring did not answer; the refreshed token of 'gh' is kept and will be stored by the next "
                     + "'vault get gh'"

@@ -5,10 +5,11 @@
 //     libsecret or GLib and still runs where they are absent;
 //   - build and walk GLib hash tables and lists, read GError, and hold a GCancellable;
 //   - bound every blocking libsecret call with a deadline (a watchdog thread that cancels);
-//   - hold the session with the Secret Service and encrypt and decrypt the secrets that travel
-//     through it (Session.c, with libgcrypt, which libsecret loads).
-// It holds no policy: which items to touch and what errors mean is decided in Swift
-// (Sources/VaultCore/SecretService/SecretServiceStore.swift, the only importer).
+//   - hold the session with the Secret Service and its key agreement's big-number arithmetic
+//     (Session.c and KeyAgreement.c, with libgcrypt, which libsecret loads).
+// It holds no policy and no cipher: which items to touch, what errors mean and the session's
+// encryption are Swift's (Sources/VaultCore/Backends/SecretService: SecretServiceCall.swift,
+// SecretServiceResources.swift and SecretServiceSession.swift are the only importers).
 //
 // Ownership: every function that returns an object says how to release it. Objects are
 // GLib/libsecret objects behind incomplete types; Swift sees them as OpaquePointer.
@@ -179,11 +180,14 @@ char *_Nullable CVaultSecret_DefaultCollectionAtPath(
 CVaultSecret_Attributes *_Nullable CVaultSecret_ItemRead(
     const char *_Nonnull path, CVaultSecret_Deadline *_Nonnull deadline, bool *_Nonnull locked,
     uint64_t *_Nonnull created, uint64_t *_Nonnull modified, CVaultSecret_Error *_Nullable *_Nonnull error);
-// MARK: The session and the secrets that travel through it (Session.c)
+// MARK: The session and the secrets that travel through it (Session.c, KeyAgreement.c)
 // One session per process, opened on first use and kept (as libsecret keeps its service's):
 // the spec's dh-ietf1024-sha256-aes128-cbc-pkcs7 key agreement, or "plain" where the provider
 // answers that it supports no encryption. Errors the session makes itself (an invalid key from
-// the provider, no agreement) have the domain "vault-secret-session-error".
+// the provider, no agreement) have the domain "vault-secret-session-error". The shim does the
+// agreement's modular exponentiation (libgcrypt: Swift has no public big numbers) and moves the
+// Secret struct's bytes as they are; the session key's derivation (HKDF-SHA256) and the secrets'
+// encryption (AES-128-CBC, PKCS#7) are swift-crypto's, in Swift.
 
 /// Opens the session unless it is open. Connects to the bus first if need be. False with *error
 /// set on failure (a provider that cannot encrypt, as KWallet without QCA's OpenSSL plug-in,
@@ -200,31 +204,59 @@ CVaultSecret_SessionOpening *_Nullable CVaultSecret_SessionOpenStart(CVaultSecre
 /// Waits for the thread and frees `opening`: CVaultSecret_SessionOpen's result and error.
 bool CVaultSecret_SessionOpenFinish(
     CVaultSecret_SessionOpening *_Nonnull opening, CVaultSecret_Error *_Nullable *_Nonnull error);
-/// The secret of the item at `path` (one GetSecrets through the session, opened if need be), as
-/// *length bytes the caller releases with CVaultSecret_SecretFree. NULL with *error set on
-/// failure; NULL with *error unset when the provider sent no secret, or one that does not
-/// decrypt (the provider lost the session: a fresh one may work).
-uint8_t *_Nullable CVaultSecret_SecretForPath(
-    const char *_Nonnull path, size_t *_Nonnull length, CVaultSecret_Deadline *_Nonnull deadline,
-    CVaultSecret_Error *_Nullable *_Nonnull error);
-/// Wipes `length` bytes of `bytes` and frees them. NULL is ignored.
-void CVaultSecret_SecretFree(uint8_t *_Nullable bytes, size_t length);
-/// Replaces the secret of the item at `path` with `length` bytes of content type `contentType`
-/// (one SetSecret through the session). False with *error set on failure.
+/// The process's session, copied for one transfer (opened if need be). Release with
+/// CVaultSecret_SessionFree, which wipes it. NULL with *error set on failure.
+typedef struct CVaultSecret_Session CVaultSecret_Session;
+CVaultSecret_Session *_Nullable CVaultSecret_SessionCopy(
+    CVaultSecret_Deadline *_Nonnull deadline, CVaultSecret_Error *_Nullable *_Nonnull error);
+/// Wipes the copy and frees it. NULL is ignored.
+void CVaultSecret_SessionFree(CVaultSecret_Session *_Nullable session);
+/// Whether the provider offers no encryption: then secrets travel as they are.
+bool CVaultSecret_SessionIsPlain(const CVaultSecret_Session *_Nonnull session);
+/// The key agreement's shared secret, CVAULTSECRET_GROUP_BYTES big-endian bytes owned by the
+/// session (zeros in a plain session): what the session key is derived from.
+const uint8_t *_Nonnull CVaultSecret_SessionSharedSecret(const CVaultSecret_Session *_Nonnull session);
+/// The size of the group's numbers (the 1024-bit MODP group), and so of the shared secret.
+#define CVAULTSECRET_GROUP_BYTES 128
+
+/// A Secret struct's bytes as the provider sent them: its parameters (AES's initialization vector;
+/// empty in a plain session) and its value (encrypted; the secret itself in a plain session).
+/// Both are malloc'd; CVaultSecret_SecretBytesFree wipes and frees them.
+typedef struct CVaultSecret_SecretBytes {
+    uint8_t *_Nullable parameters;
+    size_t parametersLength;
+    uint8_t *_Nullable value;
+    size_t valueLength;
+} CVaultSecret_SecretBytes;
+/// The secret of the item at `path` (one GetSecrets through `session`) into *secret. False with
+/// *error set on failure; false with *error unset when the provider sent no secret (it holds the
+/// item back, or lost the session). Release *secret with CVaultSecret_SecretBytesFree either way.
+bool CVaultSecret_SecretForPath(
+    const char *_Nonnull path, const CVaultSecret_Session *_Nonnull session, CVaultSecret_SecretBytes *_Nonnull secret,
+    CVaultSecret_Deadline *_Nonnull deadline, CVaultSecret_Error *_Nullable *_Nonnull error);
+/// Wipes and frees the bytes, and empties *secret.
+void CVaultSecret_SecretBytesFree(CVaultSecret_SecretBytes *_Nonnull secret);
+/// Replaces the secret of the item at `path` (one SetSecret through `session`) with the
+/// `parameters` and `value` made for that session, of content type `contentType`. False with
+/// *error set on failure.
 bool CVaultSecret_ItemSetSecretAtPath(
-    const char *_Nonnull path, const void *_Nullable bytes, size_t length, const char *_Nonnull contentType,
+    const char *_Nonnull path, const CVaultSecret_Session *_Nonnull session, const uint8_t *_Nullable parameters,
+    size_t parametersLength, const uint8_t *_Nullable value, size_t valueLength, const char *_Nonnull contentType,
     CVaultSecret_Deadline *_Nonnull deadline, CVaultSecret_Error *_Nullable *_Nonnull error);
 /// Creates an item in the collection at `collection` (one CreateItem, never replacing an item)
-/// with `attributes`, `label` and the secret, and runs the prompt the provider may answer with
+/// with `attributes`, `label` and the secret (made for `session`, as for
+/// CVaultSecret_ItemSetSecretAtPath), and runs the prompt the provider may answer with
 /// (KeePassXC always does). True once created, with *item set to the new item's path (malloc'd,
 /// the caller frees it with free()), or NULL if the provider did not name it; false with *error
 /// set on failure, or with *prompted set when the prompt was dismissed (by someone, or when the
 /// deadline fired).
 bool CVaultSecret_ItemCreate(
     CVaultSecret_Service *_Nonnull service, const char *_Nonnull collection,
-    CVaultSecret_Attributes *_Nonnull attributes, const char *_Nonnull label, const void *_Nullable bytes,
-    size_t length, const char *_Nonnull contentType, bool *_Nonnull prompted, char *_Nullable *_Nonnull item,
-    CVaultSecret_Deadline *_Nonnull deadline, CVaultSecret_Error *_Nullable *_Nonnull error);
+    CVaultSecret_Attributes *_Nonnull attributes, const char *_Nonnull label,
+    const CVaultSecret_Session *_Nonnull session, const uint8_t *_Nullable parameters, size_t parametersLength,
+    const uint8_t *_Nullable value, size_t valueLength, const char *_Nonnull contentType, bool *_Nonnull prompted,
+    char *_Nullable *_Nonnull item, CVaultSecret_Deadline *_Nonnull deadline,
+    CVaultSecret_Error *_Nullable *_Nonnull error);
 
 // MARK: Changing items by object path
 

@@ -13,6 +13,8 @@ public struct Diagnosis {
         public var problem: VaultError?
         /// The Secret Service provider that owns the bus name, and what to know about it.
         public var provider: String?
+        /// The backend's store does not exist yet: the first secret written creates it.
+        public var createdOnFirstWrite = false
 
         init(kind: BackendKind, usable: Bool, detail: String, problem: VaultError? = nil) {
             self.kind = kind
@@ -45,7 +47,8 @@ public struct Diagnosis {
                 file.detail += " (exists, but is not a readable age file)"
             }
         } else {
-            file.detail += " (not created yet; the first 'vault set' creates it)"
+            file.detail += " (not created yet)"
+            file.createdOnFirstWrite = true
         }
         file.detail += "; unlock with \(Self.unlockSource(factory.environment))"
 

@@ -42,15 +42,13 @@ extension StoreFactory {
         }
     }
 
-    /// What `rm --help` adds when the backend in use is a Secret Service whose provider keeps
-    /// what is deleted (KeePassXC's Recycle Bin), or nil. Asks the bus only when the backend
-    /// is, or `auto` resolves to, the Secret Service.
-    public func deletionNote() -> String? {
-        guard (try? resolvedBackend())?.kind == .secretService, secretServiceProvider() == .keePassXC else {
-            return nil
-        }
-        return "The Secret Service here is KeePassXC: rm moves entries to the database's Recycle Bin (when it is "
-            + "on), so a removed value stays in the database until the bin is emptied.\n"
+    /// Whether a deleted secret may stay with the store's provider: the backend in use is a
+    /// Secret Service whose provider is KeePassXC, which moves deleted entries to its database's
+    /// Recycle Bin (when the bin is on). Asks the bus only when the backend is, or `auto` resolves
+    /// to, the Secret Service.
+    public func deletedSecretsMayBeKept() -> Bool {
+        guard (try? resolvedBackend())?.kind == .secretService else { return false }
+        return secretServiceProvider() == .keePassXC
     }
 
     /// The program providing the Secret Service, if one can be named (after the bus check).

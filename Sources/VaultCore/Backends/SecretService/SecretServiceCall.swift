@@ -5,8 +5,10 @@ import VaultAge
     import Glibc
 #endif
 
-/// One operation's calls into the shim, all under the operation's deadline.
-struct Call {
+/// One operation's calls into the C shim, all under the operation's deadline: with
+/// SecretServiceResources.swift and SecretServiceSession.swift, the only code that sees the shim,
+/// so no GLib type or pointer reaches the store.
+struct SecretServiceCall {
     let deadline: OpaquePointer
     let timeout: Double
     let action: String
@@ -47,16 +49,16 @@ struct Call {
         guard connected else { throw failedSilently("connecting to the session bus") }
     }
 
-    func service() throws(VaultError) -> Owned {
+    func service() throws(VaultError) -> LibsecretProxy {
         try connect()
         guard let service = try check({ CVaultSecret_ServiceGet(deadline, &$0) }) else {
             throw failedSilently("opening the service")
         }
-        return Owned(service, release: CVaultSecret_ServiceUnref)
+        return LibsecretProxy(service, release: CVaultSecret_ServiceUnref)
     }
 
     /// libsecret's proxy for the default collection, for what needs one (its unlock prompt).
-    func defaultCollection(_ service: Owned) throws(VaultError) -> KeyringCollection? {
+    func defaultCollection(_ service: LibsecretProxy) throws(VaultError) -> KeyringCollection? {
         try check { CVaultSecret_DefaultCollection(service.pointer, deadline, &$0) }.map(KeyringCollection.init)
     }
 
@@ -75,7 +77,7 @@ struct Call {
     /// Why items are locked: their keyring is locked, or (when the default keyring is unlocked)
     /// the provider wants the user to approve vault first, as KeePassXC does with its
     /// "confirm access" setting.
-    func lockedItems(_ name: SecretName?, _ items: [Item] = []) -> VaultError {
+    func lockedItems(_ name: SecretName?, _ items: [SecretServiceFoundItem] = []) -> VaultError {
         let what = name.map { "'\($0)'" } ?? "secrets"
         let collection = try? defaultCollection()
         findings.record(nil)
@@ -83,17 +85,12 @@ struct Call {
         if let collection, !collection.isLocked {
             findings.record(.unapprovedItems(items.filter(\.isLocked).map(\.path)))
             return VaultError(
-                .cannotUnlock,
-                "the Secret Service holds \(what) but has not allowed vault to read them: approve vault in the "
-                    + "provider (KeePassXC asks in a dialog, which vault lets it show when run at a terminal on the "
-                    + "desktop; or turn off \"Confirm when passwords are retrieved by clients\" in its Secret Service "
-                    + "settings) and retry")
+                .cannotUnlock, "the Secret Service holds \(what) but has not allowed vault to read them",
+                remedy: .approveInProvider)
         }
         return VaultError(
-            .cannotUnlock,
-            "the keyring holding \(what) is locked and the provider asks a person to unlock it: unlock it (log in "
-                + "to the desktop, or unlock the database in KeePassXC), or run vault at a terminal on the desktop "
-                + "to answer the provider's dialog")
+            .cannotUnlock, "the keyring holding \(what) is locked and the provider asks a person to unlock it",
+            remedy: .unlockKeyringOrAnswerDialog)
     }
 
     /// An empty result means "absent" only if the default keyring is not locked: a locked
@@ -108,17 +105,17 @@ struct Call {
     /// Searches by attributes, locked items included: one SearchItems, then each item's
     /// properties in one call (no libsecret proxies: the service's costs five calls before its
     /// first use, and an item's five).
-    func search(_ attributes: [String: String]) throws(VaultError) -> [Item] {
+    func search(_ attributes: [String: String]) throws(VaultError) -> [SecretServiceFoundItem] {
         try connect()
-        let table = Attributes(attributes)
+        let table = AttributeTable(attributes)
         return try readItems(paths { CVaultSecret_SearchPaths(table.pointer, deadline, &$0) })
     }
 
     /// The items of every collection; a locked collection (whose items may be hidden) throws.
     /// Read afresh each time: KeePassXC answers a search without attributes with nothing.
-    func allItems() throws(VaultError) -> [Item] {
+    func allItems() throws(VaultError) -> [SecretServiceFoundItem] {
         try connect()
-        var items: [Item] = []
+        var items: [SecretServiceFoundItem] = []
         for collection in try paths({ CVaultSecret_CollectionPaths(deadline, &$0) }) {
             var locked = false
             let itemPaths: [String]
@@ -141,8 +138,8 @@ struct Call {
     /// left out: it did not exist at some moment during this look, so a result without it is
     /// true of that moment, while every item that existed throughout is read. Starting the whole
     /// look again instead never ends while another program keeps changing a large keyring.
-    private func readItems(_ paths: [String]) throws(VaultError) -> [Item] {
-        var items: [Item] = []
+    private func readItems(_ paths: [String]) throws(VaultError) -> [SecretServiceFoundItem] {
+        var items: [SecretServiceFoundItem] = []
         items.reserveCapacity(paths.count)
         for path in paths {
             do throws(VaultError) {
@@ -170,23 +167,23 @@ struct Call {
     }
 
     /// The item at `path`, with its properties read in one call.
-    private func readItem(_ path: String) throws(VaultError) -> Item {
+    private func readItem(_ path: String) throws(VaultError) -> SecretServiceFoundItem {
         var locked = false
         var created: UInt64 = 0
         var modified: UInt64 = 0
         let table = try check { CVaultSecret_ItemRead(path, deadline, &locked, &created, &modified, &$0) }
         guard let table else { throw failedSilently("reading an item's properties") }
-        return Item(
-            path: path, isLocked: locked, attributes: Attributes(adopting: table).dictionary, created: created,
+        return SecretServiceFoundItem(
+            path: path, isLocked: locked, attributes: AttributeTable(adopting: table).dictionary, created: created,
             modified: modified)
     }
 
     /// A libsecret proxy for the item, to delete it.
-    func proxy(_ service: Owned, for item: Item) throws(VaultError) -> Owned {
+    func proxy(_ service: LibsecretProxy, for item: SecretServiceFoundItem) throws(VaultError) -> LibsecretProxy {
         guard let proxy = try check({ CVaultSecret_ItemForPath(service.pointer, item.path, deadline, &$0) }) else {
             throw failedSilently("opening an item")
         }
-        return Owned(proxy, release: CVaultSecret_ItemUnref)
+        return LibsecretProxy(proxy, release: CVaultSecret_ItemUnref)
     }
 
     /// The GError's domain, code and message, copied.
@@ -199,20 +196,27 @@ struct Call {
     /// The item's secret. The provider sends none, without an error, for an item it holds back,
     /// and vault reads none from a secret that does not decrypt (KWallet's failing key exchange):
     /// a fresh session may work.
-    func secret(of item: Item) throws(VaultError) -> SecureBytes {
+    func secret(of item: SecretServiceFoundItem) throws(VaultError) -> SecureBytes {
         try secret(at: item.path)
     }
 
-    /// The secret of the item at `path`, copied from the shim's buffer, which the shim wipes as it
-    /// frees it.
+    /// The secret of the item at `path`, decrypted from the shim's copy of what the provider sent,
+    /// which the shim wipes as it frees it.
     func secret(at path: String) throws(VaultError) -> SecureBytes {
-        var length = 0
-        guard let bytes = try check({ CVaultSecret_SecretForPath(path, &length, deadline, &$0) }) else {
+        let session = try SecretServiceSession(self)
+        var sent = CVaultSecret_SecretBytes()
+        defer { CVaultSecret_SecretBytesFree(&sent) }
+        let found = try check { CVaultSecret_SecretForPath(path, session.pointer, &sent, deadline, &$0) }
+        let secret =
+            found
+            ? session.decode(
+                parameters: UnsafeRawBufferPointer(start: sent.parameters, count: sent.parametersLength),
+                value: UnsafeRawBufferPointer(start: sent.value, count: sent.valueLength)) : nil
+        guard let secret else {
             findings.record(.brokenSession)
             throw failedSilently("the item has no secret")
         }
-        defer { CVaultSecret_SecretFree(bytes, length) }
-        return SecureBytes(copying: UnsafeRawBufferPointer(start: bytes, count: length))
+        return secret
     }
 
     /// Reads the secret of the item at `path` back and throws unless it is `value`. A provider can
@@ -247,8 +251,8 @@ struct Call {
     }
 
     /// Replaces the item's attributes with exactly `attributes` (one Properties.Set, no proxy).
-    func setAttributes(of item: Item, _ attributes: [String: String]) throws(VaultError) {
-        let table = Attributes(attributes)
+    func setAttributes(of item: SecretServiceFoundItem, _ attributes: [String: String]) throws(VaultError) {
+        let table = AttributeTable(attributes)
         guard try check({ CVaultSecret_ItemSetAttributesAtPath(item.path, table.pointer, deadline, &$0) }) else {
             throw failedSilently("setting attributes")
         }
@@ -256,12 +260,15 @@ struct Call {
 
     /// Replaces the item's secret (one SetSecret, no proxy), opening the session first if no
     /// one has.
-    func setSecret(of item: Item, _ value: SecureBytes) throws(VaultError) {
+    func setSecret(of item: SecretServiceFoundItem, _ value: SecureBytes) throws(VaultError) {
+        let session = try SecretServiceSession(self)
+        let secret = try session.encode(value)
+        let contentType = value.withUnsafeBytes { SecretServiceItems.contentType(for: $0) }
         let set = try check { error in
-            value.withUnsafeBytes {
+            secret.value.withUnsafeBytes { bytes in
                 CVaultSecret_ItemSetSecretAtPath(
-                    item.path, $0.baseAddress, $0.count,
-                    SecretServiceItems.contentType(for: $0), deadline, &error)
+                    item.path, session.pointer, secret.parameters, secret.parameters.count,
+                    bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count, contentType, deadline, &error)
             }
         }
         guard set else { throw failedSilently("setting the secret") }
@@ -269,18 +276,22 @@ struct Call {
 
     /// Creates the item; the new item's path, if the provider names it.
     func createItem(
-        in collection: DefaultCollection, _ service: Owned, _ attributes: [String: String], label: String,
+        in collection: DefaultCollection, _ service: LibsecretProxy, _ attributes: [String: String], label: String,
         value: SecureBytes
     ) throws(VaultError) -> String? {
-        let table = Attributes(attributes)
+        let table = AttributeTable(attributes)
+        let session = try SecretServiceSession(self)
+        let secret = try session.encode(value)
+        let contentType = value.withUnsafeBytes { SecretServiceItems.contentType(for: $0) }
         var prompted = false
         var path: UnsafeMutablePointer<CChar>?
         defer { free(path) }
         let created = try check { error in
-            value.withUnsafeBytes {
+            secret.value.withUnsafeBytes { bytes in
                 CVaultSecret_ItemCreate(
-                    service.pointer, collection.path, table.pointer, label, $0.baseAddress,
-                    $0.count, SecretServiceItems.contentType(for: $0), &prompted, &path, deadline, &error)
+                    service.pointer, collection.path, table.pointer, label, session.pointer, secret.parameters,
+                    secret.parameters.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count,
+                    contentType, &prompted, &path, deadline, &error)
             }
         }
         if prompted {
@@ -294,9 +305,93 @@ struct Call {
         return path.map { String(cString: $0) }
     }
 
-    func delete(_ item: Owned) throws(VaultError) {
+    func delete(_ item: LibsecretProxy) throws(VaultError) {
         guard try check({ CVaultSecret_ItemDelete(item.pointer, deadline, &$0) }) else {
             throw failedSilently("deleting the item")
         }
+    }
+
+    /// Whether this operation's deadline has fired (calls made under it were cancelled by it).
+    var deadlineExpired: Bool { CVaultSecret_DeadlineExpired(deadline) }
+
+    /// Opens the process's session with the provider unless it is open (the key exchange).
+    func openSession() throws(VaultError) {
+        guard try check({ CVaultSecret_SessionOpen(deadline, &$0) }) else { throw failedSilently("opening a session") }
+    }
+
+    /// The process id of the program that owns the Secret Service's name on the bus (after
+    /// ``connect()``), or 0 if the bus does not say.
+    func providerProcessID() throws(VaultError) -> UInt32 {
+        var pid: UInt32 = 0
+        guard try check({ CVaultSecret_ProviderProcessID(deadline, &pid, &$0) }) else { return 0 }
+        return pid
+    }
+
+    /// Whether the KWallet daemon `kwalletd` has the wallet behind `collection` open, so that its
+    /// unlock prompt completes without asking anyone.
+    func kWalletIsOpen(_ collection: KeyringCollection, daemon kwalletd: String) throws(VaultError) -> Bool {
+        try check { CVaultSecret_KWalletIsOpen(collection.pointer, kwalletd, deadline, &$0) }
+    }
+
+    /// Asks the provider to unlock `collection` and runs its prompt; whether it is unlocked now.
+    func unlock(_ collection: KeyringCollection, _ service: LibsecretProxy) throws(VaultError) -> Bool {
+        try check { CVaultSecret_CollectionUnlock(service.pointer, collection.pointer, deadline, &$0) }
+    }
+
+    /// Asks the provider to unlock the objects at `paths` and runs its prompt (KeePassXC's access
+    /// request); how many are unlocked now.
+    func unlock(paths: [String], _ service: LibsecretProxy) throws(VaultError) -> Int {
+        let arguments: [UnsafeMutablePointer<CChar>?] = paths.map { strdup($0) } + [nil]
+        defer { for argument in arguments { free(argument) } }
+        let unlocked = try check { CVaultSecret_PathsUnlock(service.pointer, arguments, deadline, &$0) }
+        return Int(unlocked)
+    }
+
+    /// Loads `library` (libsecret) for the shim; throws `.unavailable` with the loader's reason.
+    static func load(_ library: String) throws(VaultError) {
+        guard let reason = CVaultSecret_Load(library) else { return }
+        defer { free(reason) }
+        throw VaultError(.unavailable, "cannot load libsecret for the Secret Service: \(String(cString: reason))")
+    }
+
+    /// Drops the process's session, so that the next transfer agrees a fresh key.
+    static func resetSession() { CVaultSecret_SessionReset() }
+
+    /// Runs `body` with a call under a new deadline of `timeout` seconds, stopped when it returns.
+    static func withDeadline<T>(
+        _ timeout: Double, action: String, findings: Findings, _ body: (SecretServiceCall) throws(VaultError) -> T
+    ) throws(VaultError) -> T {
+        guard let deadline = CVaultSecret_DeadlineStart(timeout) else {
+            throw VaultError(.other, "cannot start the Secret Service timer (errno \(errno)) while \(action)")
+        }
+        defer { CVaultSecret_DeadlineFinish(deadline) }
+        return try body(SecretServiceCall(deadline: deadline, timeout: timeout, action: action, findings: findings))
+    }
+}
+
+/// A GHashTable of attributes, for the shim's calls.
+private final class AttributeTable {
+    let pointer: OpaquePointer
+
+    init(_ dictionary: [String: String]) {
+        pointer = CVaultSecret_AttributesNew()
+        for (name, value) in dictionary { CVaultSecret_AttributesSet(pointer, name, value) }
+    }
+
+    init(adopting pointer: OpaquePointer) { self.pointer = pointer }
+    deinit { CVaultSecret_AttributesUnref(pointer) }
+
+    var dictionary: [String: String] {
+        var count = 0
+        let names = CVaultSecret_AttributeNames(pointer, &count)
+        defer { CVaultSecret_AttributeNamesFree(names) }
+        var result: [String: String] = [:]
+        for index in 0..<count {
+            let name = names[index]
+            if let value = CVaultSecret_AttributesGet(pointer, name) {
+                result[String(cString: name)] = String(cString: value)
+            }
+        }
+        return result
     }
 }

@@ -4,9 +4,9 @@ import CVaultSecret
 /// the latest, on deinit (where its error is dropped: the operation already failed or ended).
 final class SessionOpening {
     private var opening: OpaquePointer?
-    private let call: Call
+    private let call: SecretServiceCall
 
-    init(_ call: Call) {
+    init(_ call: SecretServiceCall) {
         self.call = call
         opening = CVaultSecret_SessionOpenStart(call.deadline)
     }
@@ -28,8 +28,8 @@ final class SessionOpening {
     }
 }
 
-/// Owns one reference to a GObject (or other shim object) and drops it on deinit.
-final class Owned {
+/// Owns one reference to a libsecret proxy (the service, an item) and drops it on deinit.
+final class LibsecretProxy {
     let pointer: OpaquePointer
     private let release: (OpaquePointer?) -> Void
 
@@ -57,8 +57,8 @@ struct DefaultCollection {
     let isLocked: Bool
 }
 
-/// An item found by a search: its object path and the properties read with it.
-struct Item {
+/// An item as a search or a listing found it: its object path and the properties read with it.
+struct SecretServiceFoundItem {
     let path: String
     let isLocked: Bool
     let attributes: [String: String]
@@ -67,32 +67,5 @@ struct Item {
 
     var candidate: SecretServiceItems.Candidate {
         SecretServiceItems.Candidate(locked: isLocked, created: created, modified: modified)
-    }
-}
-
-/// A GHashTable of attributes.
-final class Attributes {
-    let pointer: OpaquePointer
-
-    init(_ dictionary: [String: String]) {
-        pointer = CVaultSecret_AttributesNew()
-        for (name, value) in dictionary { CVaultSecret_AttributesSet(pointer, name, value) }
-    }
-
-    init(adopting pointer: OpaquePointer) { self.pointer = pointer }
-    deinit { CVaultSecret_AttributesUnref(pointer) }
-
-    var dictionary: [String: String] {
-        var count = 0
-        let names = CVaultSecret_AttributeNames(pointer, &count)
-        defer { CVaultSecret_AttributeNamesFree(names) }
-        var result: [String: String] = [:]
-        for index in 0..<count {
-            let name = names[index]
-            if let value = CVaultSecret_AttributesGet(pointer, name) {
-                result[String(cString: name)] = String(cString: value)
-            }
-        }
-        return result
     }
 }

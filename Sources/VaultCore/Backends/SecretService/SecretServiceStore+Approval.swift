@@ -1,9 +1,3 @@
-import CVaultSecret
-
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 extension SecretServiceStore {
     /// Lets the provider ask its user to approve vault's access to the items at `paths`, and waits
     /// up to `promptTimeout` seconds for the answer. KeePassXC with "confirm access" reports such
@@ -15,33 +9,30 @@ extension SecretServiceStore {
             let service = try call.service()
             // Named first: once the deadline fires, no call can be made under it.
             let who = Self.providerName(call)
-            let arguments: [UnsafeMutablePointer<CChar>?] = paths.map { strdup($0) } + [nil]
-            defer { for argument in arguments { free(argument) } }
-            let approved: Int32
+            let approved: Int
             do throws(VaultError) {
-                approved = try call.check { CVaultSecret_PathsUnlock(service.pointer, arguments, call.deadline, &$0) }
+                approved = try call.unlock(paths: paths, service)
             } catch {
-                guard CVaultSecret_DeadlineExpired(call.deadline) else { throw error }
+                guard call.deadlineExpired else { throw error }
                 approved = 0
             }
-            guard Int(approved) < paths.count else { return }
-            if CVaultSecret_DeadlineExpired(call.deadline) {
+            guard approved < paths.count else { return }
+            if call.deadlineExpired {
                 throw VaultError(
                     .cannotUnlock,
-                    "no one answered \(who)'s access request within \(formatSeconds(promptTimeout)) s while "
-                        + "\(action); run vault again and allow it (raise VAULT_PROMPT_TIMEOUT for more time)")
+                    "no one answered \(who)'s access request within \(formatSeconds(promptTimeout)) s while \(action)",
+                    remedy: .allowAccessRequest(morePromptTime: true))
             }
             throw VaultError(
                 .cannotUnlock,
-                "access was denied in \(who) while \(action): its access request was declined or closed; run "
-                    + "vault again and allow it")
+                "access was denied in \(who) while \(action): its access request was declined or closed",
+                remedy: .allowAccessRequest(morePromptTime: false))
         }
     }
 
     /// The provider's name for a message, e.g. "KeePassXC".
-    private static func providerName(_ call: Call) -> String {
-        var pid: UInt32 = 0
-        _ = try? call.check { CVaultSecret_ProviderProcessID(call.deadline, &pid, &$0) }
+    private static func providerName(_ call: SecretServiceCall) -> String {
+        let pid = (try? call.providerProcessID()) ?? 0
         return SecretServiceProvider(pid: pid)?.name ?? "the Secret Service provider"
     }
 }

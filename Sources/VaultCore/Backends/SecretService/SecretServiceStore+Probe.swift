@@ -1,5 +1,3 @@
-import CVaultSecret
-
 extension SecretServiceStore {
     /// Answers quickly whether the Secret Service can be used: throws `.unavailable` with the
     /// reason (library not loadable, no session bus, no provider, no answer in time, no default
@@ -50,9 +48,7 @@ extension SecretServiceStore {
         guard let store = try? SecretServiceStore(timeout: timeout, library: library) else { return nil }
         let pid = try? store.perform("naming the Secret Service provider") { call throws(VaultError) -> UInt32 in
             try call.connect()
-            var pid: UInt32 = 0
-            guard try call.check({ CVaultSecret_ProviderProcessID(call.deadline, &pid, &$0) }) else { return 0 }
-            return pid
+            return try call.providerProcessID()
         }
         guard let pid, pid > 0 else { return nil }
         return SecretServiceProvider(pid: pid)

@@ -1,10 +1,3 @@
-import CVaultSecret
-import VaultAge
-
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 extension SecretServiceStore {
     /// Runs one operation, and again after each remedy its failure calls for, each remedy at most
     /// once: when the session's key exchange failed, a fresh session; when the keyring is locked,
@@ -12,7 +5,7 @@ extension SecretServiceStore {
     /// dialog); when the provider holds items back for the user's approval (KeePassXC), its
     /// approval dialog, only with a prompt time-out.
     func performUnlocking<T>(
-        _ action: String, findings: Findings = Findings(), _ body: (Call) throws(VaultError) -> T
+        _ action: String, findings: Findings = Findings(), _ body: (SecretServiceCall) throws(VaultError) -> T
     ) throws(VaultError) -> T {
         var remedied = Set<Remedy>()
         while true {
@@ -33,7 +26,7 @@ extension SecretServiceStore {
     {
         switch failure {
         case .brokenSession where remedied.insert(.freshSession).inserted:
-            CVaultSecret_SessionReset()
+            SecretServiceCall.resetSession()
             return true
         case .lockedKeyring where remedied.insert(.unlock).inserted:
             return unlockDefaultKeyring(action)
@@ -64,15 +57,12 @@ extension SecretServiceStore {
             // with the wallet already open (at login, by kwallet-pam). Other providers would
             // show a dialog that no one answers.
             if promptTimeout == nil {
-                var pid: UInt32 = 0
-                _ = try? call.check { CVaultSecret_ProviderProcessID(call.deadline, &pid, &$0) }
+                let pid = (try? call.providerProcessID()) ?? 0
                 guard case .some(.kWallet(let daemon)) = SecretServiceProvider(pid: pid),
-                    try call.check({ CVaultSecret_KWalletIsOpen(collection.pointer, daemon, call.deadline, &$0) })
+                    try call.kWalletIsOpen(collection, daemon: daemon)
                 else { return false }
             }
-            return try call.check {
-                CVaultSecret_CollectionUnlock(service.pointer, collection.pointer, call.deadline, &$0)
-            }
+            return try call.unlock(collection, service)
         }
         return unlocked == true
     }
@@ -80,14 +70,9 @@ extension SecretServiceStore {
     /// Runs one operation under one deadline of `timeout` seconds (or of `seconds`).
     func perform<T>(
         _ action: String, findings: Findings = Findings(), timeout seconds: Double? = nil,
-        _ body: (Call) throws(VaultError) -> T
+        _ body: (SecretServiceCall) throws(VaultError) -> T
     ) throws(VaultError) -> T {
-        let timeout = seconds ?? self.timeout
-        guard let deadline = CVaultSecret_DeadlineStart(timeout) else {
-            throw VaultError(.other, "cannot start the Secret Service timer (errno \(errno)) while \(action)")
-        }
-        defer { CVaultSecret_DeadlineFinish(deadline) }
-        return try body(Call(deadline: deadline, timeout: timeout, action: action, findings: findings))
+        try SecretServiceCall.withDeadline(seconds ?? self.timeout, action: action, findings: findings, body)
     }
 }
 

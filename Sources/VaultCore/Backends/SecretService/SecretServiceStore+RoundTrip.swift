@@ -1,5 +1,3 @@
-import CVaultSecret
-
 extension SecretServiceStore {
     /// What `vault doctor` checks beyond ``probe(timeout:library:)``: a search and the session's
     /// key exchange, which every read and write needs. A provider can answer the probe and still
@@ -9,9 +7,7 @@ extension SecretServiceStore {
         let store = try SecretServiceStore(timeout: timeout, library: library)
         try store.performUnlocking("exchanging a session key with the Secret Service") { call throws(VaultError) in
             _ = try call.search(SecretServiceItems.query(service: "vault doctor"))
-            guard try call.check({ CVaultSecret_SessionOpen(call.deadline, &$0) }) else {
-                throw call.failedSilently("opening a session")
-            }
+            try call.openSession()
         }
     }
 }

@@ -1,9 +1,4 @@
-import CVaultSecret
 public import VaultAge
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// A store in the desktop keyring, through the freedesktop Secret Service (gnome-keyring,
 /// KeePassXC, ...) on the D-Bus session bus.
@@ -15,8 +10,8 @@ public import VaultAge
 /// item awaiting the user's approval, is `.cannotUnlock`. With one, the provider may ask a person
 /// (its unlock dialog, KeePassXC's access request).
 ///
-/// This file and its extensions (SecretServiceStore+*.swift) are the only ones that see the C shim:
-/// no GLib type or pointer leaves them.
+/// The store and its extensions (SecretServiceStore+*.swift) decide what to do; they reach the C
+/// shim only through ``SecretServiceCall``, so no GLib type or pointer reaches them.
 public final class SecretServiceStore: SecretStore {
     /// The library loaded unless a test names another.
     static let defaultLibrary = "libsecret-1.so.0"
@@ -54,11 +49,7 @@ public final class SecretServiceStore: SecretStore {
         guard timeout.isFinite, timeout > 0 else {
             throw VaultError(.usage, "the Secret Service time-out must be a positive number of seconds, not \(timeout)")
         }
-        if let reason = CVaultSecret_Load(library) {
-            defer { free(reason) }
-            throw VaultError(
-                .unavailable, "cannot load libsecret for the Secret Service: \(String(cString: reason))")
-        }
+        try SecretServiceCall.load(library)
         self.timeout = timeout
         self.afterAttributes = afterAttributes
         self.writeLock = writeLock
@@ -173,7 +164,7 @@ public final class SecretServiceStore: SecretStore {
     public func list(service: String?) throws(VaultError) -> [SecretEntry] {
         let what = service.map { "listing service '\($0)'" } ?? "listing all services"
         return try performUnlocking(what) { call throws(VaultError) in
-            let items: [Item]
+            let items: [SecretServiceFoundItem]
             if let service {
                 items = try call.search(SecretServiceItems.query(service: service))
                 if items.isEmpty { try call.requireDefaultUnlocked(nil) }

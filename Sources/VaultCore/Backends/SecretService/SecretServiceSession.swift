@@ -1,0 +1,101 @@
+import CVaultSecret
+internal import Crypto
+internal import FoundationEssentials
+import VaultAge
+internal import _CryptoExtras
+
+/// One transfer's copy of the process's session with the provider (the spec's
+/// dh-ietf1024-sha256-aes128-cbc-pkcs7, or "plain"), and the session's cryptography.
+///
+/// The shim opens the session and does the key agreement's modular exponentiation (libgcrypt:
+/// Swift has no public big numbers); the key derivation (HKDF-SHA256, no salt, no information)
+/// and the encryption (AES-128-CBC with PKCS#7 padding) are swift-crypto's, here.
+final class SecretServiceSession {
+    /// The shim's copy of the session, wiped as it is freed.
+    let pointer: OpaquePointer
+    /// The session key, or nil in a plain session.
+    private let key: SymmetricKey?
+
+    static let blockBytes = 16
+    static let keyBytes = 16
+
+    /// The process's session, opened if need be.
+    init(_ call: SecretServiceCall) throws(VaultError) {
+        guard let pointer = try call.check({ CVaultSecret_SessionCopy(call.deadline, &$0) }) else {
+            throw call.failedSilently("opening a session")
+        }
+        self.pointer = pointer
+        if CVaultSecret_SessionIsPlain(pointer) {
+            key = nil
+        } else {
+            let shared = UnsafeRawBufferPointer(
+                start: CVaultSecret_SessionSharedSecret(pointer), count: Int(CVAULTSECRET_GROUP_BYTES))
+            key = HKDF<SHA256>.deriveKey(inputKeyMaterial: SymmetricKey(data: shared), outputByteCount: Self.keyBytes)
+        }
+    }
+
+    deinit { CVaultSecret_SessionFree(pointer) }
+
+    /// The Secret struct's parameters (a random initialization vector) and value (the PKCS#7-padded
+    /// secret, encrypted) for `secret`; in a plain session, no parameters and the secret itself.
+    ///
+    /// The chaining is written here over swift-crypto's AES block function, in place in secure
+    /// memory: `AES._CBC` copies the plaintext into a `Data` that nothing wipes.
+    func encode(_ secret: SecureBytes) throws(VaultError) -> (parameters: [UInt8], value: SecureBytes) {
+        guard let key else { return ([], secret) }
+        let blockBytes = Self.blockBytes
+        let pad = blockBytes - secret.count % blockBytes
+        var value = SecureBytes()
+        value.reserveCapacity(secret.count + pad)
+        secret.withUnsafeBytes { value.append(contentsOf: $0) }
+        for _ in 0..<pad { value.append(UInt8(pad)) }
+        let iv = Array(AES._CBC.IV())
+        do {
+            try value.withUnsafeMutableBytes { (raw: UnsafeMutableRawBufferPointer) throws in
+                let bytes = raw.assumingMemoryBound(to: UInt8.self)  // SecureBytes' storage holds UInt8
+                var previous = iv
+                for start in stride(from: 0, to: bytes.count, by: blockBytes) {
+                    var block = UnsafeMutableBufferPointer(rebasing: bytes[start..<start + blockBytes])
+                    for index in 0..<blockBytes { block[index] ^= previous[index] }
+                    try AES.permute(&block, key: key)
+                    previous = Array(block)  // ciphertext
+                }
+            }
+        } catch {
+            throw VaultError(.other, "cannot encrypt the secret for the Secret Service")
+        }
+        return (iv, value)
+    }
+
+    /// The secret in a Secret struct sent through this session, or nil if it does not decrypt to
+    /// valid padding (the provider encrypted it with another key: it lost the session). Decrypted
+    /// in place in secure memory, as ``encode(_:)`` encrypts.
+    func decode(parameters: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> SecureBytes? {
+        guard let key else { return SecureBytes(copying: value) }
+        let blockBytes = Self.blockBytes
+        guard parameters.count == blockBytes, value.count > 0, value.count % blockBytes == 0 else { return nil }
+        var plain = SecureBytes(copying: value)
+        let pad = plain.withUnsafeMutableBytes { (raw: UnsafeMutableRawBufferPointer) -> Int? in
+            let bytes = raw.assumingMemoryBound(to: UInt8.self)  // SecureBytes' storage holds UInt8
+            var previous = Array(parameters)
+            for start in stride(from: 0, to: bytes.count, by: blockBytes) {
+                var block = UnsafeMutableBufferPointer(rebasing: bytes[start..<start + blockBytes])
+                let ciphertext = Array(block)
+                do {
+                    try AES.inversePermute(&block, key: key)
+                } catch {
+                    return nil
+                }
+                for index in 0..<blockBytes { block[index] ^= previous[index] }
+                previous = ciphertext
+            }
+            let pad = Int(bytes[bytes.count - 1])
+            guard (1...blockBytes).contains(pad), bytes[(bytes.count - pad)...].allSatisfy({ $0 == UInt8(pad) })
+            else { return nil }
+            return pad
+        }
+        guard let pad else { return nil }
+        plain.replaceSubrange((plain.count - pad)..<plain.count, with: EmptyCollection())
+        return plain
+    }
+}
