@@ -206,6 +206,30 @@ struct GitMergeTests {
         #expect(throws: (any Error).self) { try team.contents("carol") }
     }
 
+    @Test("rekeys on both sides: a conflict about the recipients that keeps the merging user's header")
+    func rekeysOnBothSides() throws {
+        let team = try GitTeam(members: ["alice", "bob"])
+        defer { team.cleanUp() }
+        try team.set("alice", "npm", "npm-VALUE-one")
+        try team.commit("alice", "base")
+        let both = ["alice", "bob"].flatMap { ["--recipient", team.identities[$0]!.recipient.encoded] }
+        try team.git("bob", ["checkout", "-q", "-b", "bob"]).expectSuccess()
+        try team.vault("bob", ["rekey"] + both).expectSuccess()
+        try team.set("bob", "sentry", "sentry-VALUE-b")
+        try team.commit("bob", "rekey, add sentry")
+        try team.git("alice", ["checkout", "-q", "main"]).expectSuccess()
+        try team.vault("alice", ["rekey"] + both).expectSuccess()
+        try team.commit("alice", "rekey")
+        let header = try Age.header(of: team.fileBytes)
+
+        let merge = try team.git("alice", ["merge", "--no-edit", "bob"])
+        #expect(merge.status != 0)
+        #expect(merge.stderr.contains("the recipients changed on the other side"), "\(merge.stderr)")
+        #expect(try Age.header(of: team.fileBytes) == header)
+        #expect(try team.contents("alice") == ["npm": "npm-VALUE-one", "sentry": "sentry-VALUE-b"])
+        try team.set("alice", "after", "x")
+    }
+
     @Test("a merge by someone without a key is a one-line conflict that leaves the file as git left it")
     func mergeWithoutKey() throws {
         let team = try GitTeam(members: ["alice"], others: ["bob"])
