@@ -34,7 +34,10 @@ extension CommandSpec {
             """,
         options: [],
         run: { (invocation) throws(VaultError) in
-            let operands = try invocation.operands(1...Int.max)
+            let operands = invocation.commandLine.operands + (invocation.commandLine.terminated ?? [])
+            guard !operands.isEmpty else {
+                throw VaultError(.usage, "'vault git' needs an action; usage: vault git setup|textconv|merge ...")
+            }
             switch operands[0] {
             case "setup": return try GitCommand.setup(invocation, paths: Array(operands.dropFirst()))
             case "textconv":
