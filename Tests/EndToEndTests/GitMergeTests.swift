@@ -270,6 +270,13 @@ struct GitMergeTests {
         try team.git("alice", ["checkout", "-q", "main"]).expectSuccess()
         try team.set("alice", "db", "db-VALUE-1")
         try team.commit("alice", "add db")
+        // Without the passphrase and without a terminal: one line, no prompt, the file as git left it.
+        let ours = team.fileBytes
+        let refused = try team.git("alice", ["merge", "--no-edit", "bob"], unset: ["VAULT_PASSPHRASE"])
+        #expect(refused.status != 0)
+        #expect(refused.stderr.contains("cannot merge deploy/secrets.age by secret"), "\(refused.stderr)")
+        #expect(team.fileBytes == ours)
+        try team.git("alice", ["merge", "--abort"]).expectSuccess()
         try team.git("alice", ["merge", "-q", "--no-edit", "bob"]).expectSuccess()
         #expect(try team.contents("alice") == ["npm": "npm-VALUE-one", "sentry": "sentry-VALUE-b", "db": "db-VALUE-1"])
         try team.set("alice", "after", "x")

@@ -74,9 +74,10 @@ struct GitTeam {
 
     /// Runs git as `person` in the work tree.
     @discardableResult
-    func git(_ person: String, _ arguments: [String], inRepo: Bool = true) throws -> ToolResult {
-        try runTool(
-            "/usr/bin/git", (inRepo ? ["-C", repo] : []) + arguments, environment: environment(person), timeout: 120)
+    func git(_ person: String, _ arguments: [String], inRepo: Bool = true, unset: [String] = []) throws -> ToolResult {
+        var env = environment(person)
+        for name in unset { env.removeValue(forKey: name) }
+        return try runTool("/usr/bin/git", (inRepo ? ["-C", repo] : []) + arguments, environment: env, timeout: 120)
     }
 
     /// Sets `name` to `value` as `person`; the test fails unless vault exits 0.
