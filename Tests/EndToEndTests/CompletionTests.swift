@@ -81,7 +81,7 @@ struct CompletionTests {
         vault.environment.removeValue(forKey: "VAULT_IDENTITY")
         #expect(try bash(["vault", "get", ""], vault, script).isEmpty)
         #expect(try bash(["vault", "get", ""], vault, script, env: ["VAULT_PASSPHRASE": "wrong"]).isEmpty)
-        #expect(try bash(["vault", "g"], vault, script) == ["get"])
+        #expect(try bash(["vault", "g"], vault, script) == ["get", "git"])
     }
 
     @Test("zsh: the script parses, and with compsys stubbed offers the same words")
