@@ -65,7 +65,7 @@ struct CommandSpec: Sendable {
     /// The options every command accepts.
     static let globalOptions: [OptionSpec] = [
         OptionSpec(
-            .backend, choices: ["auto", "file", "secret-service", "openbao"],
+            .backend, choices: BackendKind.allCases.map(\.name),
             "where secrets are kept (default: VAULT_BACKEND, else auto)"),
         OptionSpec(
             .file, value: "PATH", completion: .file,

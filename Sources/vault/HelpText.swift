@@ -6,7 +6,7 @@ enum HelpText {
         var text = """
             vault: keep API tokens, OAuth tokens and passwords out of scripts and dotfiles.
 
-            usage: vault [--backend auto|file|secret-service|openbao] [--file PATH] [--service NAME] COMMAND ...
+            usage: vault [--backend \(BackendKind.allCases.map(\.name).joined(separator: "|"))] [--file PATH] [--service NAME] COMMAND ...
 
             commands:
 

@@ -123,7 +123,7 @@ extension VaultErrorRemedyTests {
         #expect(write?.code == .damaged)
         #expect(write?.remedy == .trustHeader)
         #expect(write?.message.hasSuffix("so writes stop") == true, "\(write?.message ?? "")")
-        let refresh = Self.failure { () throws(VaultError) in try store.verifyHeaderBeforeRefresh(of: Self.name) }
+        let refresh = Self.failure { () throws(VaultError) in try store.checkBeforeRefresh(of: Self.name) }
         #expect(refresh?.remedy == .trustHeader, "the refresh check lost the header's remedy")
         #expect(refresh?.message.hasPrefix("'gh' is not refreshed, nothing was sent: the recipients of") == true)
     }

@@ -33,7 +33,7 @@ enum BackendSpec: Equatable {
         case (let named?, _?) where named != .auto:
             throw VaultError(.usage, "'\(kind)' takes no ':' argument", input: input)
         default:
-            throw VaultError(.usage, "is '\(text)'; use file, file:PATH, secret-service or openbao", input: input)
+            throw VaultError(.usage, "is '\(text)'; use \(BackendKind.specFormsSpelledOut)", input: input)
         }
     }
 
@@ -43,24 +43,6 @@ enum BackendSpec: Equatable {
         case .secretService: self = .secretService
         case .openbao: self = .openbao
         case .file, .auto: self = .file(path: nil)
-        }
-    }
-}
-
-/// What tells two stores apart, for refusing to migrate or fall back from a store to itself.
-enum StoreIdentity: Equatable {
-    /// A vault file: its absolute path with symbolic links resolved.
-    case file(canonicalPath: String)
-    case secretService
-    /// An OpenBao mount on a cluster (any of its addresses names it).
-    case openbao(addresses: Set<String>, mount: String)
-
-    static func == (lhs: StoreIdentity, rhs: StoreIdentity) -> Bool {
-        switch (lhs, rhs) {
-        case (.file(let a), .file(let b)): a == b
-        case (.secretService, .secretService): true
-        case (.openbao(let a, let mountA), .openbao(let b, let mountB)): mountA == mountB && !a.isDisjoint(with: b)
-        default: false
         }
     }
 }

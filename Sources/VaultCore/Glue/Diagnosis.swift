@@ -33,7 +33,7 @@ public struct Diagnosis {
     /// Why that backend was chosen.
     public var reason: Reason
 
-    /// Examines both backends. Never throws for a backend's own failure: that is the report.
+    /// Examines every backend. Never throws for a backend's own failure: that is the report.
     public init(factory: StoreFactory) throws(VaultError) {
         let path = try factory.filePath()
         var file = Backend(kind: .file, usable: true, detail: path)
@@ -77,8 +77,15 @@ public struct Diagnosis {
         if present, let provider = factory.secretServiceProvider() {
             secretService.provider = provider.name + (provider.note.map { " (\($0))" } ?? "")
         }
-        backends = [file, secretService]
-        if let openbao = Self.openbao(factory) { backends.append(openbao) }
+        // One row per store kind, in the table's order; OpenBao's only when it is named or chosen.
+        backends = BackendKind.stores.compactMap { (kind) -> Backend? in
+            switch kind {
+            case .file: file
+            case .secretService: secretService
+            case .openbao: Self.openbao(factory)
+            case .auto: nil
+            }
+        }
 
         let resolved = try factory.resolvedBackend(probe: probe)
         chosen = resolved.kind

@@ -300,11 +300,9 @@ extension StoreFactory {
     /// What tells two specs apart.
     private func identity(of spec: BackendSpec) throws(VaultError) -> StoreIdentity {
         switch spec {
-        case .secretService: return .secretService
-        case .openbao:
-            let settings = try openBaoSettings()
-            return .openbao(addresses: Set(settings.addresses), mount: settings.mount)
-        case .file(let named): return .file(canonicalPath: FileSystem.canonicalPath(try filePath(named)))
+        case .secretService: return SecretServiceStore.sessionIdentity
+        case .openbao: return try openBaoSettings().identity
+        case .file(let named): return FileStore.identity(path: try filePath(named))
         }
     }
 

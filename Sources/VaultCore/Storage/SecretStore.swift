@@ -9,6 +9,9 @@ public protocol SecretStore: AnyObject {
     /// A short, human-readable description of the store (`file /path`, `secret-service`).
     var label: String { get }
 
+    /// What tells this store apart from others (``StoreIdentity``). The default is the label.
+    var identity: StoreIdentity { get }
+
     /// Returns the secret with this name, or `nil` if there is none.
     func read(_ name: SecretName) throws(VaultError) -> SecretRecord?
 
@@ -36,6 +39,8 @@ public protocol SecretStore: AnyObject {
 }
 
 extension SecretStore {
+    public var identity: StoreIdentity { StoreIdentity(recordKey: label) }
+
     public func replace(
         _ name: SecretName, value: SecureBytes, metadata: (SecretMetadata?) -> SecretMetadata
     ) throws(VaultError) -> SecretMetadata? {

@@ -26,8 +26,8 @@ extension CommandSpec {
             """,
         options: [
             OptionSpec(
-                .from, value: "BACKEND", "where the secrets are now: file, file:PATH, secret-service or openbao"),
-            OptionSpec(.to, value: "BACKEND", "where they go: file, file:PATH, secret-service or openbao"),
+                .from, value: "BACKEND", "where the secrets are now: \(BackendKind.specFormsSpelledOut)"),
+            OptionSpec(.to, value: "BACKEND", "where they go: \(BackendKind.specFormsSpelledOut)"),
             OptionSpec(.dryRun, "print what would happen to each secret and change nothing"),
             OptionSpec(.keepSource, "copy only: leave every secret in the source as well"),
             OptionSpec(.overwrite, "replace secrets the destination holds with a different value"),

@@ -1,11 +1,11 @@
 public import VaultAge
 
-extension FileStore {
+extension FileStore: RefreshGuardedStore {
     /// Throws `.damaged` when the vault file's header is not the one this user trusts
     /// (``HeaderTrust``), before a read refreshes the living token `name`: the refresh writes the
     /// new tokens to the file's recipients, and the request itself must not be sent on the word of
     /// a file someone else rewrote. As for writes, a file vault has no record of is trusted.
-    func verifyHeaderBeforeRefresh(of name: SecretName) throws(VaultError) {
+    func checkBeforeRefresh(of name: SecretName) throws(VaultError) {
         guard let trust else { return }
         let target = try FileSystem.resolvingLink(path)
         guard let file = try FileSystem.readRegularFile(target, limit: Self.maximumFileSize) else { return }

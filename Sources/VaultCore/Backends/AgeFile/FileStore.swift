@@ -32,6 +32,15 @@ public final class FileStore: SecretStore {
 
     public var label: String { "file \(path)" }
 
+    /// The file's absolute path with symbolic links resolved, looked up each time (the file may
+    /// be created meanwhile).
+    public var identity: StoreIdentity { Self.identity(path: path) }
+
+    /// The identity of a vault file at `path`, whether or not it is open.
+    static func identity(path: String) -> StoreIdentity {
+        StoreIdentity(recordKey: "file " + FileSystem.canonicalPath(path))
+    }
+
     public func read(_ name: SecretName) throws(VaultError) -> SecretRecord? {
         try withDocument { (document) throws(VaultError) in try VaultDocument.find(name, in: document) } ?? nil
     }

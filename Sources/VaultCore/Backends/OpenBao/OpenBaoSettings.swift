@@ -12,6 +12,13 @@ struct OpenBaoSettings: Sendable {
     /// Seconds one command may spend talking to the servers (`VAULT_TIMEOUT`).
     var timeout: Double
     var http: HTTPClient.Configuration
+
+    /// The mount on the cluster: any of its addresses names it.
+    var identity: StoreIdentity {
+        StoreIdentity(
+            recordKey: "openbao " + addresses.sorted().joined(separator: " ") + " mount " + mount,
+            aliases: Set(addresses.map { "openbao \($0) mount \(mount)" }))
+    }
 }
 
 /// Where the token comes from, in the order the glue looks (docs/openbao.md, "Logging in").

@@ -19,6 +19,8 @@ public final class OpenBaoStore: SecretStore {
 
     public var label: String { "openbao \(client.serverList)" }
 
+    public var identity: StoreIdentity { client.settings.identity }
+
     var mount: String {
         client.settings.mount.split(separator: "/").map { HTTPForm.pathSegment(String($0)) }.joined(separator: "/")
     }

@@ -58,6 +58,11 @@ public final class SecretServiceStore: SecretStore {
 
     public var label: String { "secret-service" }
 
+    public var identity: StoreIdentity { Self.sessionIdentity }
+
+    /// The session's Secret Service: there is one.
+    static let sessionIdentity = StoreIdentity(recordKey: "secret-service")
+
     public func read(_ name: SecretName) throws(VaultError) -> SecretRecord? {
         try performUnlocking("reading '\(name)'") { call throws(VaultError) in
             // The key agreement overlaps the connection and the search; it is waited for (and its

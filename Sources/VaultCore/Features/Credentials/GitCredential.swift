@@ -140,7 +140,13 @@ public enum GitCredentials {
     /// On the Secret Service, items laid out as git-credential-libsecret's; elsewhere, named
     /// secrets in `service` (default `git`).
     public static func storage(for store: any SecretStore, service: String?) -> any GitCredentialStorage {
-        if let secretService = store as? SecretServiceStore { return SecretServiceGitCredentials(store: secretService) }
+        if let native = store as? any GitCredentialLayoutStore { return native.gitCredentials }
         return NamedGitCredentials(vault: Vault(store: store), service: service ?? NamedGitCredentials.defaultService)
     }
+}
+
+/// A store where git credentials have a layout of their own, shared with another program (the
+/// Secret Service's, with git-credential-libsecret), instead of named secrets.
+protocol GitCredentialLayoutStore: SecretStore {
+    var gitCredentials: any GitCredentialStorage { get }
 }

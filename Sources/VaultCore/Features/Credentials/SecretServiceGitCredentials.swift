@@ -115,3 +115,7 @@ public struct SecretServiceGitCredentials: GitCredentialStorage {
         }
     }
 }
+
+extension SecretServiceStore: GitCredentialLayoutStore {
+    var gitCredentials: any GitCredentialStorage { SecretServiceGitCredentials(store: self) }
+}

@@ -40,7 +40,7 @@ public enum VaultVariables {
     /// Every variable, in the order the man page lists them.
     public static let all: [VaultVariable] =
         [
-            VaultVariable("VAULT_BACKEND", "auto, file, secret-service or openbao (default auto)"),
+            VaultVariable("VAULT_BACKEND", "\(BackendKind.namesSpelledOut) (default auto)"),
             VaultVariable("VAULT_FILE", "the vault file (also makes auto choose the file)"),
             VaultVariable("VAULT_SERVICE", "the service names belong to (default vault)"),
             VaultVariable("VAULT_TIMEOUT", "seconds to wait for the Secret Service (default 5)"),

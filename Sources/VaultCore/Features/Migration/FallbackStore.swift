@@ -26,6 +26,9 @@ public final class FallbackStore: SecretStore {
 
     public var label: String { "\(primary.label) (falling back to \(fallback.label))" }
 
+    /// The primary store's: where secrets, and refreshed tokens, are written.
+    public var identity: StoreIdentity { primary.identity }
+
     public func read(_ name: SecretName) throws(VaultError) -> SecretRecord? {
         if let record = try primary.read(name) { return record }
         guard var record = try fallback.read(name) else { return nil }

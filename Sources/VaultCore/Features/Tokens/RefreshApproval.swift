@@ -112,7 +112,7 @@ public struct RefreshApproval: Sendable {
     /// file's recipients are checked first (``HeaderTrust``): the refreshed tokens are written to
     /// them.
     func check(_ companion: TokenCompanion, for name: SecretName, in store: any SecretStore) throws(VaultError) {
-        if let file = Self.fileStore(store) { try file.verifyHeaderBeforeRefresh(of: name) }
+        try Self.guarded(store)?.checkBeforeRefresh(of: name)
         let state = state(of: companion, for: name, in: store)
         let account = name.account
         let nothing = companion.isCommand ? "nothing was run" : "nothing was sent"
@@ -202,22 +202,15 @@ public struct RefreshApproval: Sendable {
             directory: directory, fileName: RefreshApprovalRecord.fileName(name, storeKey: Self.storeKey(store)))
     }
 
-    /// What names a store in records: the file's canonical path, the OpenBao servers and mount,
-    /// the Secret Service; a fallback store is its primary (where refreshed tokens are written).
-    static func storeKey(_ store: any SecretStore) -> String {
-        if let fallback = store as? FallbackStore { return storeKey(fallback.primary) }
-        if let file = store as? FileStore { return "file " + FileSystem.canonicalPath(file.path) }
-        if let bao = store as? OpenBaoStore {
-            return "openbao " + bao.client.settings.addresses.sorted().joined(separator: " ") + " mount "
-                + bao.client.settings.mount
-        }
-        return store.label
-    }
+    /// What names a store in records (``StoreIdentity/recordKey``); a fallback store is its
+    /// primary (where refreshed tokens are written).
+    static func storeKey(_ store: any SecretStore) -> String { store.identity.recordKey }
 
-    /// The file store refreshed tokens are written to, if any.
-    private static func fileStore(_ store: any SecretStore) -> FileStore? {
-        if let fallback = store as? FallbackStore { return fileStore(fallback.primary) }
-        return store as? FileStore
+    /// The store refreshed tokens are written to, if it checks itself before a refresh.
+    private static func guarded(_ store: any SecretStore) -> (any RefreshGuardedStore)? {
+        if let guarded = store as? any RefreshGuardedStore { return guarded }
+        if let migrating = store as? FallbackStore { return guarded(migrating.primary) }
+        return nil
     }
 }
 
