@@ -47,6 +47,30 @@ enum FuzzHarness {
         return nil
     }
 
+    /// The SSH key parsers: an OpenSSH private key file (armored or its binary), a public key
+    /// line. Parsers may throw, never crash; a key that parses must open a file made for it.
+    /// Protected keys are opened with the seeds' passphrase "fuzz" only at 1 or 2 bcrypt rounds,
+    /// so an input cannot make one run take seconds.
+    static func sshKey(_ bytes: [UInt8]) -> String? {
+        let text = String(decoding: bytes, as: UTF8.self)
+        for file in [try? OpenSSHPrivateKey(binary: bytes), try? OpenSSHPrivateKey(text: text)] {
+            guard let file, !file.isEncrypted || file.rounds <= 2 else { continue }
+            guard let identity = try? file.identity(passphrase: SecureBytes("fuzz".utf8)) else { continue }
+            guard let recipient = try? identity.matchingRecipient() else { return "a parsed key has no recipient" }
+            guard let sealed = try? Age.encrypt([1], to: [recipient]),
+                (try? Age.decrypt(sealed, identities: [identity])) == [1]
+            else { return "a parsed key does not open a file made for it" }
+        }
+        for line in text.split(separator: "\n") {
+            if let recipient = try? Age.parseRecipient(String(line)), let again = recipient.recipientLine {
+                guard (try? Age.parseRecipient(again))?.recipientLine == again else {
+                    return "a recipient line does not round-trip"
+                }
+            }
+        }
+        return nil
+    }
+
     /// The vault document: decode, listing, lookup and encoding must agree with each other.
     static func document(_ bytes: [UInt8]) -> String? {
         let decoded = Result { () throws(VaultError) in try VaultDocument.decode(bytes) }
