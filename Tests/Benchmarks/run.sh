@@ -34,7 +34,7 @@ else
     concurrency_runs=${BENCH_CONCURRENCY_RUNS:-3} warmup=10
 fi
 
-for tool in hyperfine age age-keygen secret-tool pass gpg gnuplot dbus-run-session gnome-keyring-daemon keyctl; do
+for tool in hyperfine age age-keygen ssh-keygen secret-tool pass gpg gnuplot dbus-run-session gnome-keyring-daemon keyctl; do
     command -v "$tool" >/dev/null || { echo "bench: $tool is missing (make bench installs it)" >&2; exit 1; }
 done
 
@@ -118,6 +118,18 @@ bench file-identity -N --warmup "$warmup" --runs "$runs" \
     "age -d -i $work/key.txt $work/file.age" \
     "pass show $secret"
 unset VAULT_IDENTITY_FILE
+
+# --- File: SSH keys (ssh-ed25519, ssh-rsa) beside X25519 --------------------------------------
+ssh-keygen -q -t ed25519 -N "" -f "$work/id_ed25519" || fail "ssh-keygen -t ed25519 failed"
+ssh-keygen -q -t rsa -b 3072 -N "" -f "$work/id_rsa" || fail "ssh-keygen -t rsa failed"
+for kind in ed25519 rsa; do
+    "$python" "$here/make-document.py" 10 | age -R "$work/id_$kind.pub" -o "$work/ssh-$kind.age"
+    VAULT_IDENTITY_FILE="$work/id_$kind" check "$expected" "$vault" --file "$work/ssh-$kind.age" get "$secret"
+done
+bench file-ssh -N --warmup "$warmup" --runs "$runs" \
+    "env VAULT_IDENTITY_FILE=$work/key.txt $vault --file $work/file.age get $secret" \
+    "env VAULT_IDENTITY_FILE=$work/id_ed25519 $vault --file $work/ssh-ed25519.age get $secret" \
+    "env VAULT_IDENTITY_FILE=$work/id_rsa $vault --file $work/ssh-rsa.age get $secret"
 
 # --- File: passphrase (scrypt, work factor 18) ------------------------------------------------
 # age reads passphrases only from a terminal: age-pty.py types it on a pty (see that file).

@@ -13,12 +13,12 @@ enum FuzzHarness {
     static let identity = try! X25519Identity(
         "AGE-SECRET-KEY-18KVV052C9AS9VERWTSRNGCK5CZD8UXRA9S9FXQJVPZPUNS33V9GQ729AUL")
     /// The seed corpus's passphrase; work factors above 10 are refused before scrypt runs.
-    static let identities: [AgeIdentity] = [
-        .x25519(identity), .scrypt(passphrase: SecureBytes("fuzz".utf8), maxWorkFactor: 10),
+    static let identities: [any AgeIdentity] = [
+        identity, ScryptIdentity(passphrase: SecureBytes("fuzz".utf8), maxWorkFactor: 10),
     ]
     /// A fixed payload key, for the STREAM decoder on raw input.
     static let streamKey = Stream.payloadKey(
-        fileKey: try! Age.encryptReturningEnvelope([], to: [.x25519(identity.recipient)]).envelope.fileKey,
+        fileKey: try! Age.encryptReturningEnvelope([], to: [identity.recipient]).envelope.fileKey,
         nonce: [UInt8](repeating: 0, count: Stream.nonceSize))
 
     /// The age layer: armor, header, the whole file, and STREAM.
@@ -44,6 +44,30 @@ enum FuzzHarness {
             if let failure = document(plaintext.unprotectedArray) { return "in the payload: \(failure)" }
         }
         _ = try? Stream.decrypt(bytes[...], key: streamKey)
+        return nil
+    }
+
+    /// The SSH key parsers: an OpenSSH private key file (armored or its binary), a public key
+    /// line. Parsers may throw, never crash; a key that parses must open a file made for it.
+    /// Protected keys are opened with the seeds' passphrase "fuzz" only at 1 or 2 bcrypt rounds,
+    /// so an input cannot make one run take seconds.
+    static func sshKey(_ bytes: [UInt8]) -> String? {
+        let text = String(decoding: bytes, as: UTF8.self)
+        for file in [try? OpenSSHPrivateKey(binary: bytes), try? OpenSSHPrivateKey(text: text)] {
+            guard let file, !file.isEncrypted || file.rounds <= 2 else { continue }
+            guard let identity = try? file.identity(passphrase: SecureBytes("fuzz".utf8)) else { continue }
+            guard let recipient = try? identity.matchingRecipient() else { return "a parsed key has no recipient" }
+            guard let sealed = try? Age.encrypt([1], to: [recipient]),
+                (try? Age.decrypt(sealed, identities: [identity])) == [1]
+            else { return "a parsed key does not open a file made for it" }
+        }
+        for line in text.split(separator: "\n") {
+            if let recipient = try? Age.parseRecipient(String(line)), let again = recipient.recipientLine {
+                guard (try? Age.parseRecipient(again))?.recipientLine == again else {
+                    return "a recipient line does not round-trip"
+                }
+            }
+        }
         return nil
     }
 

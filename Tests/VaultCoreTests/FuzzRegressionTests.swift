@@ -32,6 +32,15 @@ struct FuzzRegressionTests {
         }
     }
 
+    @Test("the SSH key parsers: seeds and past crashes")
+    func sshKey() throws {
+        let inputs = try Self.inputs("sshkey")
+        #expect(inputs.count >= 4)
+        for (name, bytes) in inputs {
+            #expect(FuzzHarness.sshKey(bytes) == nil, "\(name): \(FuzzHarness.sshKey(bytes) ?? "")")
+        }
+    }
+
     @Test("the vault document: seeds and past crashes")
     func document() throws {
         let inputs = try Self.inputs("document")

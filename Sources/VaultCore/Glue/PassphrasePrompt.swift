@@ -4,4 +4,4 @@ public import VaultAge
 ///
 /// Supplied by the executable (the library never touches the terminal). Returns `nil` when there
 /// is no terminal to ask on, so that nothing ever waits for input that cannot come.
-public typealias PassphrasePrompt = (_ message: String, _ confirm: Bool) throws(VaultError) -> SecureBytes?
+public typealias PassphrasePrompt = @Sendable (_ message: String, _ confirm: Bool) throws(VaultError) -> SecureBytes?

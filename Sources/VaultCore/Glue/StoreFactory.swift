@@ -148,25 +148,33 @@ public struct StoreFactory {
     public func fileKeys(prefix: String, path: String) throws(VaultError) -> FileKeys {
         let workFactor = try scryptWorkFactor()
         if let text = value(prefix + "IDENTITY") {
-            let identity = try parseIdentity(text, origin: prefix + "IDENTITY")
-            return .identity(identity, origin: prefix + "IDENTITY")
+            let identities = try parseIdentity(text, origin: prefix + "IDENTITY")
+            return FileKeys(
+                origin: prefix + "IDENTITY", identities: { identities },
+                recipientsForNewFile: { () throws(VaultError) in
+                    try FileKeys.recipients(of: identities, origin: prefix + "IDENTITY")
+                },
+                neededPerson: { identities.contains { $0.needsPerson } })
         }
         if let file = value(prefix + "IDENTITY_FILE") {
             let origin = "\(prefix)IDENTITY_FILE (\(file))"
-            let load = Once { () throws(VaultError) -> [X25519Identity] in
+            let prompter = keyPrompter
+            let load = Once { () throws(VaultError) -> [any AgeIdentity] in
                 let bytes = try FileSystem.readPrivate(file, what: "identity file")
                 do throws(AgeError) {
-                    return try Age.parseIdentityFile(String(decoding: bytes, as: UTF8.self))
+                    return try Age.parseIdentityFile(String(decoding: bytes, as: UTF8.self), prompter: prompter)
                 } catch {
                     throw VaultError(.cannotUnlock, "\(origin): \(error.message)")
                 }
             }
             return FileKeys(
                 origin: origin,
-                identities: { () throws(VaultError) in try load.value().map { AgeIdentity.x25519($0) } },
+                identities: { () throws(VaultError) in try load.value() },
                 recipientsForNewFile: { () throws(VaultError) in
-                    try load.value().map { AgeRecipient.x25519($0.recipient) }
-                })
+                    try FileKeys.recipients(of: load.value(), origin: origin)
+                },
+                // An encrypted key's passphrase, a hardware key's PIN: asked of a person.
+                neededPerson: { load.hasValue && ((try? load.value()) ?? []).contains { $0.needsPerson } })
         }
         if let passphrase = value(prefix + "PASSPHRASE") {
             return .passphrase(SecureBytes(passphrase.utf8), workFactor: workFactor, origin: prefix + "PASSPHRASE")
@@ -182,9 +190,10 @@ public struct StoreFactory {
             }
             return FileKeys(
                 origin: origin,
-                identities: { () throws(VaultError) in [.scrypt(passphrase: try load.value(), maxWorkFactor: 22)] },
+                identities: { () throws(VaultError) in [ScryptIdentity(passphrase: try load.value(), maxWorkFactor: 22)]
+                },
                 recipientsForNewFile: { () throws(VaultError) in
-                    [.scrypt(passphrase: try load.value(), workFactor: workFactor)]
+                    [ScryptRecipient(passphrase: try load.value(), workFactor: workFactor)]
                 })
         }
         let variables = ["IDENTITY", "IDENTITY_FILE", "PASSPHRASE", "PASSPHRASE_FILE"].map { prefix + $0 }
@@ -202,16 +211,31 @@ public struct StoreFactory {
         let new = Once { () throws(VaultError) in try ask("New passphrase for \(path): ", true) }
         return FileKeys(
             origin: "the passphrase typed at the prompt",
-            identities: { () throws(VaultError) in [.scrypt(passphrase: try existing.value(), maxWorkFactor: 22)] },
+            identities: { () throws(VaultError) in [ScryptIdentity(passphrase: try existing.value(), maxWorkFactor: 22)]
+            },
             recipientsForNewFile: { () throws(VaultError) in
-                [.scrypt(passphrase: try new.value(), workFactor: workFactor)]
+                [ScryptRecipient(passphrase: try new.value(), workFactor: workFactor)]
             },
             neededPerson: { existing.hasValue || new.hasValue })
     }
 
-    private func parseIdentity(_ text: String, origin: String) throws(VaultError) -> X25519Identity {
+    /// How a key asks its questions (an encrypted SSH key's passphrase): at the terminal through
+    /// the prompt, or nobody when there is none.
+    private var keyPrompter: AgePrompter {
+        guard let prompt else { return .nobody }
+        return AgePrompter { (message) throws(AgeError) -> SecureBytes? in
+            do throws(VaultError) {
+                return try prompt(message, false)
+            } catch {
+                throw AgeError(kind: .cannotAsk, message: error.message)
+            }
+        }
+    }
+
+    /// The identities in `<prefix>IDENTITY`: a key of any kind the age layer reads.
+    private func parseIdentity(_ text: String, origin: String) throws(VaultError) -> [any AgeIdentity] {
         do {
-            return try X25519Identity(String(text.filter { !$0.isWhitespace }))
+            return try Age.parseIdentityFile(text, prompter: keyPrompter)
         } catch {
             throw VaultError(.cannotUnlock, "\(origin) is not an age identity (AGE-SECRET-KEY-1...): \(error.message)")
         }
@@ -220,8 +244,9 @@ public struct StoreFactory {
 
 extension StoreFactory {
     /// Parses age public keys given on the command line and in recipients files.
-    public func recipients(publicKeys: [String], files: [String]) throws(VaultError) -> [AgeRecipient] {
-        var recipients: [AgeRecipient] = []
+    public func recipients(publicKeys: [String], files: [String]) throws(VaultError) -> NewFileRecipients {
+        var recipients: [any AgeRecipient] = []
+        var warnings: [String] = []
         // Never echo a recipient: a secret key there (even behind a space or a quote) would
         // reach the log; say which one it is.
         for (index, key) in publicKeys.enumerated() {
@@ -231,9 +256,10 @@ extension StoreFactory {
                     .usage, "was given an age secret key; give its public key (age-keygen -y)", input: which)
             }
             do {
-                recipients.append(.x25519(try X25519Recipient(key)))
+                recipients.append(try Age.parseRecipient(key))
             } catch {
-                throw VaultError(.usage, "is not an age public key (age1...): \(error.message)", input: which)
+                let what = "is not an age public key (age1...) or SSH public key (ssh-ed25519, ssh-rsa)"
+                throw VaultError(.usage, "\(what): \(error.message)", input: which)
             }
         }
         for file in files {
@@ -241,13 +267,16 @@ extension StoreFactory {
                 throw VaultError(.usage, "the recipients file \(file) does not exist")
             }
             do {
-                recipients += try Age.parseRecipientsFile(String(decoding: bytes, as: UTF8.self)).map { .x25519($0) }
+                let parsed = try Age.parseRecipientsFile(String(decoding: bytes, as: UTF8.self))
+                recipients += parsed.recipients
+                // age skips such lines too (GitHub's USER.keys often lists an ecdsa key); say so.
+                warnings += parsed.skipped.map { "the recipients file \(file) line \($0.line): \($0.reason); skipped" }
             } catch {
                 throw VaultError(.usage, "the recipients file \(file): \(error.message)")
             }
         }
         guard !recipients.isEmpty else { throw VaultError(.usage, "the recipients files hold no public key") }
-        return recipients
+        return NewFileRecipients(recipients: recipients, warnings: warnings)
     }
 }
 

@@ -11,6 +11,10 @@ extension CommandSpec {
             system can share one file. With none of these, the same rule as the first 'vault set' applies:
             the identity's public key if VAULT_IDENTITY or VAULT_IDENTITY_FILE is set, else a passphrase.
             Fails with exit 7 if the file exists (use 'vault rekey' to change its keys).
+            A recipient may also be an SSH public key ("ssh-ed25519 AAAA... comment" or "ssh-rsa ..."),
+            and a recipients file may mix them with age1... lines, as GitHub's USER.keys files do; a
+            line with a key type age cannot use (ecdsa-sha2-*, sk-ssh-*) is skipped with a warning that
+            names its line number, and a file left with no usable key is exit 2.
             """,
         options: RecipientOptions.specs(passphrase: "encrypt to a passphrase"),
         run: { (invocation) throws(VaultError) in
@@ -21,8 +25,9 @@ extension CommandSpec {
             let store = try invocation.factory.makeFileStore()
             let recipients = try invocation.factory.recipientsForNewFile(
                 try RecipientOptions.choice(invocation), prefix: "VAULT_", path: store.path)
-            try store.create(recipients: recipients)
-            StandardIO.error("created \(store.path)")
+            for warning in recipients.warnings { StandardIO.error("warning: \(warning)") }
+            try store.create(recipients: recipients.recipients)
+            StandardIO.error("created \(store.path), encrypted to \(recipients.summary)")
             return ExitStatus.success
         })
 }
@@ -56,8 +61,10 @@ extension CommandSpec {
             _ = try store.list(service: nil)
             let recipients = try invocation.factory.recipientsForNewFile(
                 try RecipientOptions.choice(invocation), prefix: "VAULT_TO_", path: store.path)
-            try store.rekey(to: recipients)
-            StandardIO.error("rekeyed \(store.path); the previous key no longer opens it")
+            for warning in recipients.warnings { StandardIO.error("warning: \(warning)") }
+            try store.rekey(to: recipients.recipients)
+            StandardIO.error(
+                "rekeyed \(store.path), now encrypted to \(recipients.summary); the previous key no longer opens it")
             return ExitStatus.success
         })
 }
@@ -68,7 +75,9 @@ enum RecipientOptions {
     static func specs(passphrase help: String) -> [OptionSpec] {
         [
             OptionSpec(.passphrase, help),
-            OptionSpec(.recipient, value: "age1...", repeatable: true, "encrypt to this age public key"),
+            OptionSpec(
+                .recipient, value: "age1...", repeatable: true,
+                "encrypt to this public key (age1..., or an ssh-ed25519 or ssh-rsa line)"),
             OptionSpec(
                 .recipientsFile, value: "PATH", completion: .file, repeatable: true,
                 "encrypt to the public keys in this file"),

@@ -1,0 +1,10 @@
+// libFuzzer entry point for the SSH key parsers (OpenSSH private key files, public key lines):
+// `make fuzz` links it with FuzzHarness.swift.
+// Not part of any SwiftPM target (see the Makefile and Tests/Fuzz/README.md).
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzSSHKey(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+    let bytes = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
+    if let failure = FuzzHarness.sshKey(bytes) { fatalError(failure) }
+    return 0
+}
