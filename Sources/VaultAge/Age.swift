@@ -6,6 +6,8 @@ public enum AgeIdentity: Sendable {
     case x25519(X25519Identity)
     /// Unwraps scrypt stanzas; rejects work factors above `maxWorkFactor` with `.workFactor` before doing any work.
     case scrypt(passphrase: SecureBytes, maxWorkFactor: Int = 22)
+    /// A post-quantum hybrid (ML-KEM-768 + X25519) secret key.
+    case hybrid(HybridIdentity)
 }
 
 /// Someone a file is encrypted to.
@@ -14,6 +16,9 @@ public enum AgeRecipient: Sendable {
     case x25519(X25519Recipient)
     /// A passphrase; it must be the only recipient of a file (an age rule), or encryption throws `.invalidKey`.
     case scrypt(passphrase: SecureBytes, workFactor: Int = 18)
+    /// A post-quantum hybrid (ML-KEM-768 + X25519) public key; it may only be mixed with other
+    /// post-quantum recipients (an age 1.3 rule), or encryption throws `.invalidKey`.
+    case hybrid(HybridRecipient)
 }
 
 /// An opened header: what is needed to write a new payload under the same header without unwrapping
@@ -49,6 +54,7 @@ public enum Age {
         guard recipients.count <= Header.maximumStanzas else {
             throw .invalidKey("\(recipients.count) recipients; a file may have at most \(Header.maximumStanzas)")
         }
+        try checkPostQuantumNotMixed(recipients)
         let fileKey = SymmetricKey(size: SymmetricKeySize(bitCount: KeyWrap.fileKeySize * 8))
         var stanzas: [Stanza] = []
         for recipient in recipients {
@@ -60,6 +66,8 @@ public enum Age {
                     throw .invalidKey("a passphrase (scrypt) recipient must be the only recipient of a file")
                 }
                 stanzas.append(try Scrypt.wrap(fileKey, passphrase: passphrase, workFactor: workFactor))
+            case .hybrid(let key):
+                stanzas.append(key.wrap(fileKey))
             }
         }
         let envelope = AgeEnvelope(
@@ -129,9 +137,24 @@ public enum Age {
                 fileKey = try key.unwrap(stanzas)
             case .scrypt(let passphrase, let maxWorkFactor):
                 fileKey = try Scrypt.unwrap(stanzas, passphrase: passphrase, maxWorkFactor: maxWorkFactor)
+            case .hybrid(let key):
+                fileKey = try key.unwrap(stanzas)
             }
             if let fileKey { return fileKey }
         }
         throw AgeError(kind: .noMatch, message: "no identity matched any of the file's recipients")
+    }
+
+    /// Refuses post-quantum recipients beside classic ones, as age 1.3 does: a classic stanza in the
+    /// same header would open the file to whoever breaks X25519, undoing the hybrid's protection.
+    ///
+    /// Reading such a file (age 1.3 or older tools wrote it) stays allowed: any stanza that opens is fine.
+    public static func checkPostQuantumNotMixed(_ recipients: [AgeRecipient]) throws(AgeError) {
+        let postQuantum = recipients.filter(\.isPostQuantum).count
+        guard postQuantum == 0 || postQuantum == recipients.count else {
+            throw .invalidKey(
+                "can't mix post-quantum (age1pq1...) and classic recipients in one file: "
+                    + "a classic recipient would leave the file open to a quantum computer")
+        }
     }
 }

@@ -1,19 +1,17 @@
 extension Age {
-    /// Parses an age identity file (lines of AGE-SECRET-KEY-1..., `#` comments, blank lines).
+    /// Parses an age identity file (lines of AGE-SECRET-KEY-1... or AGE-SECRET-KEY-PQ-1..., `#`
+    /// comments, blank lines).
     ///
-    /// Unsupported key types (plugin, post-quantum, SSH) are `.invalidKey` errors naming the line
-    /// number; messages never quote the line, which may hold a secret.
-    public static func parseIdentityFile(_ text: String) throws(AgeError) -> [X25519Identity] {
-        var identities: [X25519Identity] = []
+    /// Unsupported key types (plugin, SSH) are `.invalidKey` errors naming the line number;
+    /// messages never quote the line, which may hold a secret.
+    public static func parseIdentityFile(_ text: String) throws(AgeError) -> [AgeIdentity] {
+        var identities: [AgeIdentity] = []
         for (number, line) in keyLines(text) {
             if line.hasPrefix("AGE-PLUGIN-") {
                 throw .invalidKey("identity file line \(number): plugin identities are not supported")
             }
-            if line.hasPrefix("AGE-SECRET-KEY-PQ-") || line.hasPrefix("age-secret-key-pq-") {
-                throw .invalidKey("identity file line \(number): post-quantum identities are not supported")
-            }
             do {
-                identities.append(try X25519Identity(line))
+                identities.append(try AgeIdentity(parsing: line))
             } catch {
                 throw .invalidKey("identity file line \(number): \(error.message)")
             }
@@ -22,22 +20,16 @@ extension Age {
         return identities
     }
 
-    /// Parses a recipients file (age1... per line, `#` comments, blank lines), same error rules.
-    public static func parseRecipientsFile(_ text: String) throws(AgeError) -> [X25519Recipient] {
-        var recipients: [X25519Recipient] = []
+    /// Parses a recipients file (age1... or age1pq1... per line, `#` comments, blank lines), same
+    /// error rules.
+    public static func parseRecipientsFile(_ text: String) throws(AgeError) -> [AgeRecipient] {
+        var recipients: [AgeRecipient] = []
         for (number, line) in keyLines(text) {
-            if line.hasPrefix("age1pq1") {
-                throw .invalidKey("recipients file line \(number): post-quantum recipients are not supported")
-            }
             if line.hasPrefix("ssh-") || line.hasPrefix("ecdsa-") {
                 throw .invalidKey("recipients file line \(number): SSH recipients are not supported")
             }
-            // Bech32 data never contains "1", so a second "1" means a plugin name (age1yubikey1...).
-            if line.hasPrefix("age1") && line.dropFirst(4).contains("1") {
-                throw .invalidKey("recipients file line \(number): plugin recipients are not supported")
-            }
             do {
-                recipients.append(try X25519Recipient(line))
+                recipients.append(try AgeRecipient(parsing: line))
             } catch {
                 throw .invalidKey("recipients file line \(number): \(error.message)")
             }

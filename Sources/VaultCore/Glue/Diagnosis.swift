@@ -99,7 +99,7 @@ public struct Diagnosis {
 
     private static func describe(_ types: [StanzaType]) -> String {
         if types == [.scrypt] { return "a passphrase" }
-        let keys = types.filter { $0 == .x25519 }.count
+        let keys = types.filter { $0 == .x25519 || $0 == .mlkem768x25519 }.count
         return keys == 1 ? "1 age public key" : "\(keys) age public keys"
     }
 

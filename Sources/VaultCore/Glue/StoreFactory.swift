@@ -141,11 +141,13 @@ public struct StoreFactory {
         let workFactor = try scryptWorkFactor()
         if let text = value(prefix + "IDENTITY") {
             let identity = try parseIdentity(text, origin: prefix + "IDENTITY")
-            return .identity(identity, origin: prefix + "IDENTITY")
+            return FileKeys(
+                origin: prefix + "IDENTITY", identities: { [identity] },
+                recipientsForNewFile: { identity.recipient.map { [$0] } ?? [] })
         }
         if let file = value(prefix + "IDENTITY_FILE") {
             let origin = "\(prefix)IDENTITY_FILE (\(file))"
-            let load = Once { () throws(VaultError) -> [X25519Identity] in
+            let load = Once { () throws(VaultError) -> [AgeIdentity] in
                 let bytes = try FileSystem.readPrivate(file, what: "identity file")
                 do throws(AgeError) {
                     return try Age.parseIdentityFile(String(decoding: bytes, as: UTF8.self))
@@ -155,9 +157,9 @@ public struct StoreFactory {
             }
             return FileKeys(
                 origin: origin,
-                identities: { () throws(VaultError) in try load.value().map { AgeIdentity.x25519($0) } },
+                identities: { () throws(VaultError) in try load.value() },
                 recipientsForNewFile: { () throws(VaultError) in
-                    try load.value().map { AgeRecipient.x25519($0.recipient) }
+                    try newFileRecipients(of: try load.value(), origin: origin)
                 })
         }
         if let passphrase = value(prefix + "PASSPHRASE") {
@@ -199,12 +201,22 @@ public struct StoreFactory {
             })
     }
 
-    private func parseIdentity(_ text: String, origin: String) throws(VaultError) -> X25519Identity {
+    private func parseIdentity(_ text: String, origin: String) throws(VaultError) -> AgeIdentity {
         do {
-            return try X25519Identity(String(text.filter { !$0.isWhitespace }))
+            return try AgeIdentity(parsing: String(text.filter { !$0.isWhitespace }))
         } catch {
-            throw VaultError(.cannotUnlock, "\(origin) is not an age identity (AGE-SECRET-KEY-1...): \(error.message)")
+            throw VaultError(
+                .cannotUnlock,
+                "\(origin) is not an age identity (AGE-SECRET-KEY-1... or AGE-SECRET-KEY-PQ-1...): \(error.message)")
         }
+    }
+
+    /// A new file is encrypted to every identity of the file; an identity file that holds both
+    /// post-quantum and classic keys cannot say which to use (age refuses to mix them in one file).
+    private func newFileRecipients(of identities: [AgeIdentity], origin: String) throws(VaultError) -> [AgeRecipient] {
+        let recipients = identities.compactMap(\.recipient)
+        try refuseMixedKinds(recipients, origin: origin)
+        return recipients
     }
 }
 
@@ -221,9 +233,10 @@ extension StoreFactory {
                     .usage, "was given an age secret key; give its public key (age-keygen -y)", input: which)
             }
             do {
-                recipients.append(.x25519(try X25519Recipient(key)))
+                recipients.append(try AgeRecipient(parsing: key))
             } catch {
-                throw VaultError(.usage, "is not an age public key (age1...): \(error.message)", input: which)
+                throw VaultError(
+                    .usage, "is not an age public key (age1... or age1pq1...): \(error.message)", input: which)
             }
         }
         for file in files {
@@ -231,12 +244,13 @@ extension StoreFactory {
                 throw VaultError(.usage, "the recipients file \(file) does not exist")
             }
             do {
-                recipients += try Age.parseRecipientsFile(String(decoding: bytes, as: UTF8.self)).map { .x25519($0) }
+                recipients += try Age.parseRecipientsFile(String(decoding: bytes, as: UTF8.self))
             } catch {
                 throw VaultError(.usage, "the recipients file \(file): \(error.message)")
             }
         }
         guard !recipients.isEmpty else { throw VaultError(.usage, "the recipients files hold no public key") }
+        try refuseMixedKinds(recipients, origin: nil)
         return recipients
     }
 }
@@ -300,5 +314,16 @@ extension StoreFactory {
     private func filePath(_ named: String?) throws(VaultError) -> String {
         if let named { return named }
         return try filePath()
+    }
+}
+
+extension StoreFactory {
+    /// age's rule for post-quantum recipients, as a usage error (exit 2) before anything is written.
+    func refuseMixedKinds(_ recipients: [AgeRecipient], origin: String?) throws(VaultError) {
+        do {
+            try Age.checkPostQuantumNotMixed(recipients)
+        } catch {
+            throw VaultError(.usage, origin.map { "\($0): \(error.message)" } ?? error.message)
+        }
     }
 }

@@ -282,12 +282,12 @@ public final class FileStore: SecretStore {
                         .damaged, "\(path) is damaged: its header changed since vault wrote it, and no key opens it")
                 }
                 let types = file.flatMap { try? Age.stanzaTypes(of: $0) } ?? []
-                let usable = types.filter { $0 == .x25519 || $0 == .scrypt }
+                let usable = types.filter { $0 == .x25519 || $0 == .mlkem768x25519 || $0 == .scrypt }
                 if file != nil, usable.isEmpty {
                     // No key vault accepts could open it: a wrong-key status would only invite retries.
                     throw VaultError(
                         .damaged,
-                        "\(path) is not a vault file: it is encrypted only to recipient types vault cannot use (vault uses age X25519 keys and passphrases)"
+                        "\(path) is not a vault file: it is encrypted only to recipient types vault cannot use (vault uses age X25519 and post-quantum keys and passphrases)"
                     )
                 }
                 let kind = usable == [.scrypt] ? "a passphrase" : "\(usable.count) age public key(s)"
