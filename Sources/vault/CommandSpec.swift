@@ -58,7 +58,8 @@ struct CommandSpec: Sendable {
 
     /// Every command, in the order `vault help` lists them.
     static let all: [CommandSpec] = [
-        .set, .get, .rm, .ls, .show, .exec, .inject, .importSecrets, .exportSecrets, .initialize, .rekey, .migrate,
+        .set, .get, .rm, .ls, .show, .exec, .inject, .importSecrets, .exportSecrets, .initialize, .rekey, .keygen,
+        .migrate,
         .doctor, .trust, .oauth, .completion, .help, .version,
     ]
 
