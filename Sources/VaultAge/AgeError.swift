@@ -18,6 +18,10 @@ public struct AgeError: Error, Sendable, Equatable, CustomStringConvertible {
         case invalidKey
         /// An scrypt work factor above the caller's limit.
         case workFactor
+        /// A key of a kind vault recognises but cannot use (`ecdsa-sha2-*` SSH keys, say).
+        case unsupportedKey
+        /// Unwrapping needs a person (an encrypted key's passphrase) and nobody can be asked.
+        case cannotAsk
     }
 
     /// What went wrong.
@@ -40,4 +44,5 @@ extension AgeError {
     static func payload(_ message: String) -> AgeError { AgeError(kind: .payload, message: message) }
     static func armor(_ message: String) -> AgeError { AgeError(kind: .armor, message: message) }
     static func invalidKey(_ message: String) -> AgeError { AgeError(kind: .invalidKey, message: message) }
+    static func unsupportedKey(_ message: String) -> AgeError { AgeError(kind: .unsupportedKey, message: message) }
 }

@@ -6,7 +6,7 @@ internal import FoundationEssentials
 /// The encoding holds the 32-byte X-Wing seed; the ML-KEM-768 and X25519 keys are expanded from it
 /// (SHAKE256, as draft-connolly-cfrg-xwing-kem and filippo.io/hpke-pq do), so age 1.3 and vault
 /// derive the same recipient from the same line.
-public struct HybridIdentity: Sendable {
+public struct HybridIdentity: AgeIdentity {
     static let hrp = "age-secret-key-pq-"
     static let seedSize = 32
 
@@ -60,6 +60,13 @@ public struct HybridIdentity: Sendable {
         HybridRecipient(validatedKey: privateKey.publicKey)
     }
 
+    /// For people: the identity of its (shortened) public key. Never secret.
+    public var description: String { "age post-quantum identity of \(recipient.shortened)" }
+
+    public var stanzaTypes: [StanzaType] { [.mlkem768x25519] }
+
+    public func matchingRecipient() -> any AgeRecipient { recipient }
+
     /// Unwraps the file key from the first `mlkem768x25519` stanza addressed to this identity.
     ///
     /// Other stanza types are ignored (the type is matched exactly: `MLKEM768X25519` is another
@@ -67,7 +74,7 @@ public struct HybridIdentity: Sendable {
     /// the canonical base64 of 1,120 bytes, a body that is not 32 bytes (checked before any
     /// decryption, against partitioning oracles), or an X25519 share giving an all-zero shared
     /// secret (X-Wing decapsulation refuses it) is a header error.
-    func unwrap(_ stanzas: [Stanza]) throws(AgeError) -> SymmetricKey? {
+    public func unwrap(_ stanzas: [Stanza]) throws(AgeError) -> FileKey? {
         for stanza in stanzas where stanza.type == HybridRecipient.stanzaType {
             guard stanza.arguments.count == 2 else {
                 throw .header("mlkem768x25519 stanza must have exactly one argument after its type")
@@ -93,7 +100,7 @@ public struct HybridIdentity: Sendable {
             // A stanza for another key fails to authenticate: the normal answer, try the next one.
             guard var opened = try? recipient.open(stanza.body) else { continue }
             defer { opened.resetBytes(in: 0..<opened.count) }
-            return SymmetricKey(data: opened)
+            return FileKey(SymmetricKey(data: opened))
         }
         return nil
     }

@@ -7,7 +7,7 @@ internal import FoundationEssentials
 /// KEM MLKEM768-X25519 (X-Wing, 0x647a), HKDF-SHA256, ChaCha20-Poly1305, info
 /// `age-encryption.org/mlkem768x25519`, empty aad; the stanza's one argument is the 1,120-byte
 /// encapsulated key and its body the 32-byte HPKE ciphertext.
-public struct HybridRecipient: Sendable, Hashable {
+public struct HybridRecipient: AgeRecipient, Hashable {
     static let hrp = "age1pq"
     static let stanzaType = "mlkem768x25519"
     static let info = Data("age-encryption.org/mlkem768x25519".utf8)
@@ -48,16 +48,32 @@ public struct HybridRecipient: Sendable, Hashable {
         Bech32.encode(hrp: HybridRecipient.hrp, data: keyBytes)
     }
 
+    /// For people: the key shortened (the whole one is 1,959 characters).
+    public var description: String { "post-quantum age public key \(shortened)" }
+
+    /// `age1pq1` and 8 characters, `...`, the last 8 (checksum included): enough to tell keys apart.
+    var shortened: String {
+        let text = encoded
+        return "\(text.prefix(15))...\(text.suffix(8))"
+    }
+
+    public var stanzaTypes: [StanzaType] { [.mlkem768x25519] }
+
+    /// A classic recipient beside this one would undo its protection; `Age` refuses the mix.
+    public var isPostQuantum: Bool { true }
+
     /// Wraps the file key in a new `mlkem768x25519` stanza (a fresh encapsulation each time).
-    func wrap(_ fileKey: SymmetricKey) -> Stanza {
+    public func wrap(_ fileKey: FileKey) -> [Stanza] {
         do {
             let publicKey = try XWingMLKEM768X25519.PublicKey(rawRepresentation: keyBytes)
             var sender = try HPKE.Sender(
                 recipientKey: publicKey, ciphersuite: HybridRecipient.ciphersuite, info: HybridRecipient.info)
-            let body = try fileKey.withUnsafeBytes { try sender.seal(UnsafeRawBufferPointer($0)) }
-            return Stanza(
-                arguments: [HybridRecipient.stanzaType, Base64.encodeUnpadded(sender.encapsulatedKey)],
-                body: Array(body))
+            let body = try fileKey.key.withUnsafeBytes { try sender.seal(UnsafeRawBufferPointer($0)) }
+            return [
+                Stanza(
+                    arguments: [HybridRecipient.stanzaType, Base64.encodeUnpadded(sender.encapsulatedKey)],
+                    body: Array(body))
+            ]
         } catch {
             // The key was parsed when this recipient was made; encapsulation and sealing cannot fail.
             preconditionFailure("HPKE seal to a validated ML-KEM-768 + X25519 key failed")

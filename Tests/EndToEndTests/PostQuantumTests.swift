@@ -36,7 +36,7 @@ struct PostQuantumTests {
         #expect(lines[3].isEmpty)
         // The recipient on stderr and in the comment line is the one derived from the secret key.
         let identities = try Age.parseIdentityFile(text)
-        let recipient = try #require(identities.first?.recipient?.encoded)
+        let recipient = try #require((identities.first as? HybridIdentity)?.recipient.encoded)
         #expect(made.stderr == "Public key: \(recipient)\n")
         #expect(lines[1] == "# public key: \(recipient)")
 
@@ -77,7 +77,7 @@ struct PostQuantumTests {
             ["init", "--recipients-file", mixed],
         ]
         for arguments in refusals {
-            try vault.run(arguments).expectFailure(2, "can't mix post-quantum")
+            try vault.run(arguments).expectFailure(2, "post-quantum and classic recipients cannot share a file")
             #expect(!FileManager.default.fileExists(atPath: vault.vaultFile))
         }
         try vault.run(["init", "--recipient", "age1tag1qt8lw0ual6avlwmwatk888yqnmdamm7xfd0wak53ut6elz5c4swx2yqdj4e"])
@@ -96,7 +96,7 @@ struct PostQuantumTests {
         try vault.run(
             ["rekey", "--recipient", bobKey, "--recipient", classic.recipient.encoded],
             env: ["VAULT_IDENTITY_FILE": vault.path("alice.txt")]
-        ).expectFailure(2, "can't mix post-quantum")
+        ).expectFailure(2, "post-quantum and classic recipients cannot share a file")
         #expect(try Data(contentsOf: URL(fileURLWithPath: vault.vaultFile)) == before)
 
         // An identity file with both kinds cannot pick the recipients of a new file.
@@ -106,7 +106,7 @@ struct PostQuantumTests {
         try vault.run(
             ["set", "x"], stdin: [1], env: ["VAULT_IDENTITY_FILE": both, "VAULT_FILE": vault.path("new.age")]
         )
-        .expectFailure(2, "can't mix post-quantum")
+        .expectFailure(2, "post-quantum and classic recipients cannot share a file")
         // It still opens an existing file with whichever key fits.
         #expect(try vault.run(["get", "shared"], env: ["VAULT_IDENTITY_FILE": both]).stdout == [1, 2, 3])
     }

@@ -13,12 +13,12 @@ enum FuzzHarness {
     static let identity = try! X25519Identity(
         "AGE-SECRET-KEY-18KVV052C9AS9VERWTSRNGCK5CZD8UXRA9S9FXQJVPZPUNS33V9GQ729AUL")
     /// The seed corpus's passphrase; work factors above 10 are refused before scrypt runs.
-    static let identities: [AgeIdentity] = [
-        .x25519(identity), .scrypt(passphrase: SecureBytes("fuzz".utf8), maxWorkFactor: 10),
+    static let identities: [any AgeIdentity] = [
+        identity, ScryptIdentity(passphrase: SecureBytes("fuzz".utf8), maxWorkFactor: 10),
     ]
     /// A fixed payload key, for the STREAM decoder on raw input.
     static let streamKey = Stream.payloadKey(
-        fileKey: try! Age.encryptReturningEnvelope([], to: [.x25519(identity.recipient)]).envelope.fileKey,
+        fileKey: try! Age.encryptReturningEnvelope([], to: [identity.recipient]).envelope.fileKey,
         nonce: [UInt8](repeating: 0, count: Stream.nonceSize))
 
     /// The age layer: armor, header, the whole file, and STREAM.

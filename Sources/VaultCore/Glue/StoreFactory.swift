@@ -140,17 +140,20 @@ public struct StoreFactory {
     public func fileKeys(prefix: String, path: String) throws(VaultError) -> FileKeys {
         let workFactor = try scryptWorkFactor()
         if let text = value(prefix + "IDENTITY") {
-            let identity = try parseIdentity(text, origin: prefix + "IDENTITY")
+            let identities = try parseIdentity(text, origin: prefix + "IDENTITY")
             return FileKeys(
-                origin: prefix + "IDENTITY", identities: { [identity] },
-                recipientsForNewFile: { identity.recipient.map { [$0] } ?? [] })
+                origin: prefix + "IDENTITY", identities: { identities },
+                recipientsForNewFile: { () throws(VaultError) in
+                    try FileKeys.recipients(of: identities, origin: prefix + "IDENTITY")
+                })
         }
         if let file = value(prefix + "IDENTITY_FILE") {
             let origin = "\(prefix)IDENTITY_FILE (\(file))"
-            let load = Once { () throws(VaultError) -> [AgeIdentity] in
+            let prompter = keyPrompter
+            let load = Once { () throws(VaultError) -> [any AgeIdentity] in
                 let bytes = try FileSystem.readPrivate(file, what: "identity file")
                 do throws(AgeError) {
-                    return try Age.parseIdentityFile(String(decoding: bytes, as: UTF8.self))
+                    return try Age.parseIdentityFile(String(decoding: bytes, as: UTF8.self), prompter: prompter)
                 } catch {
                     throw VaultError(.cannotUnlock, "\(origin): \(error.message)")
                 }
@@ -159,7 +162,7 @@ public struct StoreFactory {
                 origin: origin,
                 identities: { () throws(VaultError) in try load.value() },
                 recipientsForNewFile: { () throws(VaultError) in
-                    try newFileRecipients(of: try load.value(), origin: origin)
+                    try FileKeys.recipients(of: load.value(), origin: origin)
                 })
         }
         if let passphrase = value(prefix + "PASSPHRASE") {
@@ -176,9 +179,10 @@ public struct StoreFactory {
             }
             return FileKeys(
                 origin: origin,
-                identities: { () throws(VaultError) in [.scrypt(passphrase: try load.value(), maxWorkFactor: 22)] },
+                identities: { () throws(VaultError) in [ScryptIdentity(passphrase: try load.value(), maxWorkFactor: 22)]
+                },
                 recipientsForNewFile: { () throws(VaultError) in
-                    [.scrypt(passphrase: try load.value(), workFactor: workFactor)]
+                    [ScryptRecipient(passphrase: try load.value(), workFactor: workFactor)]
                 })
         }
         let variables = ["IDENTITY", "IDENTITY_FILE", "PASSPHRASE", "PASSPHRASE_FILE"].map { prefix + $0 }
@@ -195,35 +199,42 @@ public struct StoreFactory {
         let existing = Once { () throws(VaultError) in try ask("Passphrase for \(path): ", false) }
         return FileKeys(
             origin: "the passphrase typed at the prompt",
-            identities: { () throws(VaultError) in [.scrypt(passphrase: try existing.value(), maxWorkFactor: 22)] },
+            identities: { () throws(VaultError) in [ScryptIdentity(passphrase: try existing.value(), maxWorkFactor: 22)]
+            },
             recipientsForNewFile: { () throws(VaultError) in
-                [.scrypt(passphrase: try ask("New passphrase for \(path): ", true), workFactor: workFactor)]
+                [ScryptRecipient(passphrase: try ask("New passphrase for \(path): ", true), workFactor: workFactor)]
             })
     }
 
-    private func parseIdentity(_ text: String, origin: String) throws(VaultError) -> AgeIdentity {
+    /// How a key asks its questions (an encrypted SSH key's passphrase): at the terminal through
+    /// the prompt, or nobody when there is none.
+    private var keyPrompter: AgePrompter {
+        guard let prompt else { return .nobody }
+        return AgePrompter { (message) throws(AgeError) -> SecureBytes? in
+            do throws(VaultError) {
+                return try prompt(message, false)
+            } catch {
+                throw AgeError(kind: .cannotAsk, message: error.message)
+            }
+        }
+    }
+
+    /// The identities in `<prefix>IDENTITY`: a key of any kind the age layer reads.
+    private func parseIdentity(_ text: String, origin: String) throws(VaultError) -> [any AgeIdentity] {
         do {
-            return try AgeIdentity(parsing: String(text.filter { !$0.isWhitespace }))
+            return try Age.parseIdentityFile(text, prompter: keyPrompter)
         } catch {
             throw VaultError(
                 .cannotUnlock,
                 "\(origin) is not an age identity (AGE-SECRET-KEY-1... or AGE-SECRET-KEY-PQ-1...): \(error.message)")
         }
     }
-
-    /// A new file is encrypted to every identity of the file; an identity file that holds both
-    /// post-quantum and classic keys cannot say which to use (age refuses to mix them in one file).
-    private func newFileRecipients(of identities: [AgeIdentity], origin: String) throws(VaultError) -> [AgeRecipient] {
-        let recipients = identities.compactMap(\.recipient)
-        try refuseMixedKinds(recipients, origin: origin)
-        return recipients
-    }
 }
 
 extension StoreFactory {
     /// Parses age public keys given on the command line and in recipients files.
-    public func recipients(publicKeys: [String], files: [String]) throws(VaultError) -> [AgeRecipient] {
-        var recipients: [AgeRecipient] = []
+    public func recipients(publicKeys: [String], files: [String]) throws(VaultError) -> [any AgeRecipient] {
+        var recipients: [any AgeRecipient] = []
         // Never echo a recipient: a secret key there (even behind a space or a quote) would
         // reach the log; say which one it is.
         for (index, key) in publicKeys.enumerated() {
@@ -233,7 +244,7 @@ extension StoreFactory {
                     .usage, "was given an age secret key; give its public key (age-keygen -y)", input: which)
             }
             do {
-                recipients.append(try AgeRecipient(parsing: key))
+                recipients.append(try Age.parseRecipient(key))
             } catch {
                 throw VaultError(
                     .usage, "is not an age public key (age1... or age1pq1...): \(error.message)", input: which)
@@ -244,13 +255,13 @@ extension StoreFactory {
                 throw VaultError(.usage, "the recipients file \(file) does not exist")
             }
             do {
-                recipients += try Age.parseRecipientsFile(String(decoding: bytes, as: UTF8.self))
+                recipients += try Age.parseRecipientsFile(String(decoding: bytes, as: UTF8.self)).recipients
             } catch {
                 throw VaultError(.usage, "the recipients file \(file): \(error.message)")
             }
         }
         guard !recipients.isEmpty else { throw VaultError(.usage, "the recipients files hold no public key") }
-        try refuseMixedKinds(recipients, origin: nil)
+        try StoreFactory.refuseMixedKinds(recipients, origin: nil)
         return recipients
     }
 }
@@ -319,7 +330,7 @@ extension StoreFactory {
 
 extension StoreFactory {
     /// age's rule for post-quantum recipients, as a usage error (exit 2) before anything is written.
-    func refuseMixedKinds(_ recipients: [AgeRecipient], origin: String?) throws(VaultError) {
+    static func refuseMixedKinds(_ recipients: [any AgeRecipient], origin: String?) throws(VaultError) {
         do {
             try Age.checkPostQuantumNotMixed(recipients)
         } catch {

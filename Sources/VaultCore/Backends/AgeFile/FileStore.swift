@@ -65,7 +65,7 @@ public final class FileStore: SecretStore {
     public var exists: Bool { FileSystem.exists(path) }
 
     /// Creates an empty vault encrypted to `recipients`; fails with `.conflict` if one exists.
-    public func create(recipients: [AgeRecipient]) throws(VaultError) {
+    public func create(recipients: [any AgeRecipient]) throws(VaultError) {
         let lock = try lockForWriting()
         defer { withExtendedLifetime(lock) {} }
         guard !FileSystem.exists(lock.path) else {
@@ -80,7 +80,7 @@ public final class FileStore: SecretStore {
     }
 
     /// Rewrites every record under new recipients with a fresh file key, atomically.
-    public func rekey(to recipients: [AgeRecipient]) throws(VaultError) {
+    public func rekey(to recipients: [any AgeRecipient]) throws(VaultError) {
         let lock = try FileLock(file: FileSystem.resolvingLink(path))
         defer { withExtendedLifetime(lock) {} }
         guard let opened = try load(lock.path), let previous = lastOpened?.file else {
@@ -282,18 +282,19 @@ public final class FileStore: SecretStore {
                         .damaged, "\(path) is damaged: its header changed since vault wrote it, and no key opens it")
                 }
                 let types = file.flatMap { try? Age.stanzaTypes(of: $0) } ?? []
-                let usable = types.filter { $0 == .x25519 || $0 == .mlkem768x25519 || $0 == .scrypt }
+                let usable = types.filter(\.isReadable)
                 if file != nil, usable.isEmpty {
                     // No key vault accepts could open it: a wrong-key status would only invite retries.
                     throw VaultError(
                         .damaged,
-                        "\(path) is not a vault file: it is encrypted only to recipient types vault cannot use (vault uses age X25519 and post-quantum keys and passphrases)"
+                        "\(path) is not a vault file: it is encrypted only to recipient types vault cannot use (vault uses \(Age.readableKeyKinds))"
                     )
                 }
-                let kind = usable == [.scrypt] ? "a passphrase" : "\(usable.count) age public key(s)"
                 throw VaultError(
-                    .cannotUnlock, "the key from \(keys.origin) does not unlock \(path) (it is encrypted to \(kind))")
-            case .invalidKey:
+                    .cannotUnlock,
+                    "the key from \(keys.origin) does not unlock \(path) (it is encrypted to \(StanzaType.describe(usable)))"
+                )
+            case .invalidKey, .unsupportedKey, .cannotAsk:
                 throw VaultError(.cannotUnlock, "\(keys.origin): \(error.message)")
             case .header, .hmac, .payload, .armor, .workFactor:
                 throw VaultError(.damaged, "\(path) is damaged or not an age file: \(error.message)")
