@@ -31,9 +31,7 @@ enum KeyKinds {
         RecipientFormat(
             accepts: { $0.hasPrefix("age1") && $0.dropFirst(4).contains("1") },
             parse: { (_) throws(AgeError) in throw .invalidKey("plugin recipients are not supported") }),
-        refused(prefix: "ssh-", "SSH recipients are not supported"),
-        refused(prefix: "ecdsa-", "SSH recipients are not supported"),
-        refused(prefix: "sk-", "SSH recipients are not supported"),
+        RecipientFormat(accepts: SSHPublicKey.looksLikeLine, parse: SSHKeys.recipient(line:)),
         // Last: anything else is read as an X25519 recipient, whose errors say what age1... needs.
         RecipientFormat(accepts: { _ in true }, parse: { (text) throws(AgeError) in try X25519Recipient(text) }),
     ]
@@ -46,8 +44,13 @@ enum KeyKinds {
             wholeFile: false, accepts: { $0.hasPrefix("AGE-SECRET-KEY-PQ-") || $0.hasPrefix("age-secret-key-pq-") },
             parse: { (text, _) throws(AgeError) in try HybridIdentity(text) }),
         IdentityFormat(
-            wholeFile: true, accepts: { $0.hasPrefix("-----BEGIN OPENSSH PRIVATE KEY-----") },
-            parse: { (_, _) throws(AgeError) in throw .invalidKey("SSH identities are not supported") }),
+            wholeFile: true, accepts: { $0 == OpenSSHPrivateKey.begin }, parse: SSHKeys.identity(text:prompter:)),
+        IdentityFormat(
+            wholeFile: true, accepts: { $0.hasPrefix("-----BEGIN") && $0.hasSuffix("PRIVATE KEY-----") },
+            parse: { (_, _) throws(AgeError) in
+                throw .unsupportedKey(
+                    "a PEM private key; vault reads SSH keys in OpenSSH's format (convert with ssh-keygen -p -f FILE)")
+            }),
         IdentityFormat(
             wholeFile: false, accepts: { _ in true },
             parse: { (text, _) throws(AgeError) in try X25519Identity(text) }),
@@ -58,10 +61,12 @@ enum KeyKinds {
         .x25519: ("age public key", "age public keys"),
         .scrypt: ("passphrase", "passphrases"),
         .mlkem768x25519: ("post-quantum age public key", "post-quantum age public keys"),
+        StanzaType(SSHEd25519.stanzaType): ("SSH ed25519 key", "SSH ed25519 keys"),
+        StanzaType(SSHRSA.stanzaType): ("SSH RSA key", "SSH RSA keys"),
     ]
 
     /// The kinds of key vault opens files with, for messages.
-    static let readableKinds = "age X25519 and post-quantum keys and passphrases"
+    static let readableKinds = "age X25519 and post-quantum keys, SSH ed25519 and RSA keys, and passphrases"
 
     private static func refused(prefix: String, _ message: String) -> RecipientFormat {
         RecipientFormat(
