@@ -19,7 +19,14 @@ enum KeyKinds {
     }
 
     static let recipients: [RecipientFormat] = [
-        refused(prefix: "age1pq1", "post-quantum recipients are not supported"),
+        RecipientFormat(
+            accepts: { $0.hasPrefix("age1pq1") }, parse: { (text) throws(AgeError) in try HybridRecipient(text) }),
+        // age.md's tagged types, for hardware keys; before the plugin rule, which would name them
+        // plugins `tag` and `tagpq`.
+        refused(
+            prefix: "age1tag",
+            "tagged recipients (age1tag1..., age1tagpq1..., for hardware keys) are not supported; "
+                + "use the key's age plugin recipient"),
         // Bech32 data never contains "1", so a second "1" means a plugin name (age1yubikey1...).
         RecipientFormat(
             accepts: { $0.hasPrefix("age1") && $0.dropFirst(4).contains("1") },
@@ -35,7 +42,7 @@ enum KeyKinds {
             parse: { (_, _) throws(AgeError) in throw .invalidKey("plugin identities are not supported") }),
         IdentityFormat(
             wholeFile: false, accepts: { $0.hasPrefix("AGE-SECRET-KEY-PQ-") || $0.hasPrefix("age-secret-key-pq-") },
-            parse: { (_, _) throws(AgeError) in throw .invalidKey("post-quantum identities are not supported") }),
+            parse: { (text, _) throws(AgeError) in try HybridIdentity(text) }),
         IdentityFormat(
             wholeFile: true, accepts: { $0 == OpenSSHPrivateKey.begin }, parse: SSHKeys.identity(text:prompter:)),
         IdentityFormat(
@@ -53,12 +60,13 @@ enum KeyKinds {
     static let stanzaNouns: [StanzaType: (singular: String, plural: String)] = [
         .x25519: ("age public key", "age public keys"),
         .scrypt: ("passphrase", "passphrases"),
+        .mlkem768x25519: ("post-quantum age public key", "post-quantum age public keys"),
         StanzaType(SSHEd25519.stanzaType): ("SSH ed25519 key", "SSH ed25519 keys"),
         StanzaType(SSHRSA.stanzaType): ("SSH RSA key", "SSH RSA keys"),
     ]
 
     /// The kinds of key vault opens files with, for messages.
-    static let readableKinds = "age X25519 keys, SSH ed25519 and RSA keys, and passphrases"
+    static let readableKinds = "age X25519 and post-quantum keys, SSH ed25519 and RSA keys, and passphrases"
 
     private static func refused(prefix: String, _ message: String) -> RecipientFormat {
         RecipientFormat(

@@ -11,6 +11,8 @@ public struct StanzaType: Hashable, Sendable, CustomStringConvertible {
     public static let x25519 = StanzaType(X25519Recipient.stanzaType)
     /// A passphrase (scrypt); when present it is the header's only stanza.
     public static let scrypt = StanzaType(Scrypt.stanzaType)
+    /// A post-quantum hybrid recipient (an `age1pq1...` public key, ML-KEM-768 + X25519).
+    public static let mlkem768x25519 = StanzaType(HybridRecipient.stanzaType)
 
     public var description: String { name }
 

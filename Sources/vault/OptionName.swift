@@ -44,6 +44,9 @@ extension OptionName {
     static let recipient = OptionName("recipient")
     static let recipientsFile = OptionName("recipients-file")
 
+    // keygen.
+    static let pq = OptionName("pq")
+
     // migrate.
     static let from = OptionName("from")
     static let to = OptionName("to")

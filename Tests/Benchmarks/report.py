@@ -90,7 +90,7 @@ def main() -> int:
     out, vault, doc = sys.argv[1], sys.argv[2], sys.argv[3]
     results = Results(out)
     try:
-        groups = ["startup", "file-identity", "file-ssh", "file-passphrase", "scale-get", "scale-ls", "scale-set",
+        groups = ["startup", "file-identity", "file-ssh", "file-identity-hybrid", "file-passphrase", "scale-get", "scale-ls", "scale-set",
                   "concurrency", "secret-service", "secret-service-ls", "secret-service-set", "openbao-get",
                   "openbao-ls", "unlock-get"]
         for group in groups:
@@ -242,6 +242,10 @@ def main() -> int:
           "The same 10-secret document encrypted by `age -R` to an `ssh-keygen` key, read with that "
           "OpenSSH private key as `VAULT_IDENTITY_FILE`, beside the X25519 identity: an ssh-ed25519 "
           "stanza costs one more X25519 multiplication (the tweak), an ssh-rsa one an RSA decryption.")
+    table("File vault, post-quantum hybrid identity", "file-identity-hybrid",
+          "The same 10-secret file rekeyed by vault to an ML-KEM-768 + X25519 key from `vault keygen --pq` "
+          "(`age1pq1...`, age 1.3's `mlkem768x25519` stanza), beside the X25519 file; both run under "
+          "`env VAULT_IDENTITY_FILE=...`. Debian's age 1.1 reads neither the key nor the stanza.")
     wrapper = m("file-passphrase", 2)
     table("File vault, passphrase (scrypt, work factor 18)", "file-passphrase",
           "The same 10-secret document encrypted by `age -p` (work factor 18). vault reads the "

@@ -130,6 +130,20 @@ bench file-ssh -N --warmup "$warmup" --runs "$runs" \
     "env VAULT_IDENTITY_FILE=$work/key.txt $vault --file $work/file.age get $secret" \
     "env VAULT_IDENTITY_FILE=$work/id_ed25519 $vault --file $work/ssh-ed25519.age get $secret" \
     "env VAULT_IDENTITY_FILE=$work/id_rsa $vault --file $work/ssh-rsa.age get $secret"
+# --- File: post-quantum hybrid identity -------------------------------------------------------
+# The same 10-secret file, rekeyed by vault to a hybrid key (ML-KEM-768 + X25519) from `vault
+# keygen --pq` (Debian's age 1.1 can make neither). Both gets run under env(1), which sets the
+# identity file, so the two rows differ only in the key.
+"$vault" keygen --pq -o "$work/pq-key.txt" 2>/dev/null || fail "vault keygen --pq failed"
+cp "$work/file.age" "$work/pq.age"
+VAULT_IDENTITY_FILE="$work/key.txt" VAULT_TO_IDENTITY_FILE="$work/pq-key.txt" XDG_STATE_HOME="$work/state" \
+    "$vault" --file "$work/pq.age" rekey 2>/dev/null || fail "vault rekey to the hybrid key failed"
+grep -q -a '^-> mlkem768x25519 ' "$work/pq.age" || fail "the rekeyed file has no mlkem768x25519 stanza"
+check "$expected" env VAULT_IDENTITY_FILE="$work/pq-key.txt" "$vault" --file "$work/pq.age" get "$secret"
+check "$expected" env VAULT_IDENTITY_FILE="$work/key.txt" "$vault" --file "$work/file.age" get "$secret"
+bench file-identity-hybrid -N --warmup "$warmup" --runs "$runs" \
+    "env VAULT_IDENTITY_FILE=$work/key.txt $vault --file $work/file.age get $secret" \
+    "env VAULT_IDENTITY_FILE=$work/pq-key.txt $vault --file $work/pq.age get $secret"
 
 # --- File: passphrase (scrypt, work factor 18) ------------------------------------------------
 # age reads passphrases only from a terminal: age-pty.py types it on a pty (see that file).

@@ -5,7 +5,7 @@ import VaultTestSupport
 @testable import VaultAge
 
 /// Expects `body` to throw an `AgeError` of one of `kinds`.
-private func expectAgeError(
+func expectAgeError(
     _ kinds: Set<AgeError.Kind>, _ comment: Comment? = nil, sourceLocation: SourceLocation = #_sourceLocation,
     _ body: () throws -> Void
 ) {

@@ -164,8 +164,8 @@ struct VaultErrorRemedyTests {
         }
         #expect(second?.input == .recipient(number: 2))
         #expect(
-            second?.message.hasPrefix("is not an age public key (age1...) or SSH public key (ssh-ed25519, ssh-rsa): ")
-                == true)
+            second?.message.hasPrefix(
+                "is not an age public key (age1... or age1pq1...) or SSH public key (ssh-ed25519, ssh-rsa): ") == true)
 
         let binding = Self.failure { () throws(VaultError) in
             _ = try EnvironmentBinding(parsing: "1X=a", service: "s", position: 3)

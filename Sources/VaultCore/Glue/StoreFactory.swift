@@ -237,7 +237,9 @@ public struct StoreFactory {
         do {
             return try Age.parseIdentityFile(text, prompter: keyPrompter)
         } catch {
-            throw VaultError(.cannotUnlock, "\(origin) is not an age identity (AGE-SECRET-KEY-1...): \(error.message)")
+            throw VaultError(
+                .cannotUnlock,
+                "\(origin) is not an age identity (AGE-SECRET-KEY-1... or AGE-SECRET-KEY-PQ-1...): \(error.message)")
         }
     }
 }
@@ -258,7 +260,7 @@ extension StoreFactory {
             do {
                 recipients.append(try Age.parseRecipient(key))
             } catch {
-                let what = "is not an age public key (age1...) or SSH public key (ssh-ed25519, ssh-rsa)"
+                let what = "is not an age public key (age1... or age1pq1...) or SSH public key (ssh-ed25519, ssh-rsa)"
                 throw VaultError(.usage, "\(what): \(error.message)", input: which)
             }
         }
@@ -276,6 +278,7 @@ extension StoreFactory {
             }
         }
         guard !recipients.isEmpty else { throw VaultError(.usage, "the recipients files hold no public key") }
+        try StoreFactory.refuseMixedKinds(recipients, origin: nil)
         return NewFileRecipients(recipients: recipients, warnings: warnings)
     }
 }
@@ -339,5 +342,16 @@ extension StoreFactory {
     private func filePath(_ named: String?) throws(VaultError) -> String {
         if let named { return named }
         return try filePath()
+    }
+}
+
+extension StoreFactory {
+    /// age's rule for post-quantum recipients, as a usage error (exit 2) before anything is written.
+    static func refuseMixedKinds(_ recipients: [any AgeRecipient], origin: String?) throws(VaultError) {
+        do {
+            try Age.checkPostQuantumNotMixed(recipients)
+        } catch {
+            throw VaultError(.usage, origin.map { "\($0): \(error.message)" } ?? error.message)
+        }
     }
 }

@@ -49,6 +49,8 @@ public struct FileKeys {
                 throw VaultError(.cannotUnlock, "\(origin): \(error.message)")
             }
         }
+        // An identity file with both kinds cannot say which a new file is for.
+        try StoreFactory.refuseMixedKinds(recipients, origin: origin)
         return recipients
     }
 

@@ -1,0 +1,82 @@
+internal import Crypto
+internal import FoundationEssentials
+
+/// An age post-quantum hybrid recipient (ML-KEM-768 + X25519, i.e. X-Wing), written as `age1pq1...`.
+///
+/// The `mlkem768x25519` stanza of age 1.3 (C2SP age.md): the file key sealed with HPKE base mode,
+/// KEM MLKEM768-X25519 (X-Wing, 0x647a), HKDF-SHA256, ChaCha20-Poly1305, info
+/// `age-encryption.org/mlkem768x25519`, empty aad; the stanza's one argument is the 1,120-byte
+/// encapsulated key and its body the 32-byte HPKE ciphertext.
+public struct HybridRecipient: AgeRecipient, Hashable {
+    static let hrp = "age1pq"
+    static let stanzaType = "mlkem768x25519"
+    static let info = Data("age-encryption.org/mlkem768x25519".utf8)
+    /// An ML-KEM-768 encapsulation key (1,184 bytes) followed by an X25519 public key (32 bytes).
+    static let publicKeySize = 1216
+    /// An ML-KEM-768 ciphertext (1,088 bytes) followed by an X25519 ephemeral share (32 bytes).
+    static let encapsulatedKeySize = 1120
+    static let ciphersuite = HPKE.Ciphersuite(kem: .XWingMLKEM768X25519, kdf: .HKDF_SHA256, aead: .chaChaPoly)
+
+    let keyBytes: [UInt8]
+
+    init(validatedKey: XWingMLKEM768X25519.PublicKey) {
+        self.keyBytes = Array(validatedKey.rawRepresentation)
+    }
+
+    /// Parses `age1pq1...` (Bech32, lowercase as age writes it; all uppercase is accepted too).
+    public init(_ encoded: String) throws(AgeError) {
+        let decoded: (hrp: String, data: [UInt8])
+        do {
+            decoded = try Bech32.decode(encoded)
+        } catch {
+            throw .invalidKey("malformed post-quantum recipient (\(error.message))")
+        }
+        guard decoded.hrp == HybridRecipient.hrp else {
+            throw .invalidKey("not an age post-quantum recipient (expected age1pq1...)")
+        }
+        // The ML-KEM part is checked (its coefficients reduced mod q) by the parser below.
+        guard decoded.data.count == HybridRecipient.publicKeySize,
+            (try? XWingMLKEM768X25519.PublicKey(rawRepresentation: decoded.data)) != nil
+        else {
+            throw .invalidKey("malformed post-quantum recipient: not an ML-KEM-768 + X25519 public key")
+        }
+        self.keyBytes = decoded.data
+    }
+
+    /// The recipient as age writes it: `age1pq1...` in lowercase (1,959 characters).
+    public var encoded: String {
+        Bech32.encode(hrp: HybridRecipient.hrp, data: keyBytes)
+    }
+
+    /// For people: the key shortened (the whole one is 1,959 characters).
+    public var description: String { "post-quantum age public key \(shortened)" }
+
+    /// `age1pq1` and 8 characters, `...`, the last 8 (checksum included): enough to tell keys apart.
+    var shortened: String {
+        let text = encoded
+        return "\(text.prefix(15))...\(text.suffix(8))"
+    }
+
+    public var stanzaTypes: [StanzaType] { [.mlkem768x25519] }
+
+    /// A classic recipient beside this one would undo its protection; `Age` refuses the mix.
+    public var isPostQuantum: Bool { true }
+
+    /// Wraps the file key in a new `mlkem768x25519` stanza (a fresh encapsulation each time).
+    public func wrap(_ fileKey: FileKey) -> [Stanza] {
+        do {
+            let publicKey = try XWingMLKEM768X25519.PublicKey(rawRepresentation: keyBytes)
+            var sender = try HPKE.Sender(
+                recipientKey: publicKey, ciphersuite: HybridRecipient.ciphersuite, info: HybridRecipient.info)
+            let body = try fileKey.key.withUnsafeBytes { try sender.seal(UnsafeRawBufferPointer($0)) }
+            return [
+                Stanza(
+                    arguments: [HybridRecipient.stanzaType, Base64.encodeUnpadded(sender.encapsulatedKey)],
+                    body: Array(body))
+            ]
+        } catch {
+            // The key was parsed when this recipient was made; encapsulation and sealing cannot fail.
+            preconditionFailure("HPKE seal to a validated ML-KEM-768 + X25519 key failed")
+        }
+    }
+}
