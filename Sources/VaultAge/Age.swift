@@ -6,6 +6,16 @@ public enum AgeIdentity: Sendable {
     case x25519(X25519Identity)
     /// Unwraps scrypt stanzas; rejects work factors above `maxWorkFactor` with `.workFactor` before doing any work.
     case scrypt(passphrase: SecureBytes, maxWorkFactor: Int = 22)
+    /// An `AGE-PLUGIN-NAME-1...` identity, unwrapped by running `age-plugin-NAME` through `host`.
+    case plugin(PluginIdentity, host: PluginHost)
+
+    /// Whether unwrapping with it may need a person (a PIN, a touch of a hardware key): what an
+    /// unlock cache keeps without being asked to. A passphrase's origin (typed or from a file)
+    /// is known only to the caller, so it is false here.
+    public var needsPerson: Bool {
+        if case .plugin = self { return true }
+        return false
+    }
 }
 
 /// Someone a file is encrypted to.
@@ -14,6 +24,8 @@ public enum AgeRecipient: Sendable {
     case x25519(X25519Recipient)
     /// A passphrase; it must be the only recipient of a file (an age rule), or encryption throws `.invalidKey`.
     case scrypt(passphrase: SecureBytes, workFactor: Int = 18)
+    /// An `age1NAME1...` recipient (or a plugin identity), wrapped by running `age-plugin-NAME`.
+    case plugin(PluginRecipient, host: PluginHost)
 }
 
 /// An opened header: what is needed to write a new payload under the same header without unwrapping
@@ -51,6 +63,7 @@ public enum Age {
         }
         let fileKey = SymmetricKey(size: SymmetricKeySize(bitCount: KeyWrap.fileKeySize * 8))
         var stanzas: [Stanza] = []
+        var pluginsDone: Set<String> = []
         for recipient in recipients {
             switch recipient {
             case .x25519(let key):
@@ -60,7 +73,17 @@ public enum Age {
                     throw .invalidKey("a passphrase (scrypt) recipient must be the only recipient of a file")
                 }
                 stanzas.append(try Scrypt.wrap(fileKey, passphrase: passphrase, workFactor: workFactor))
+            case .plugin(let key, let host):
+                // One session per plugin wraps to all of its recipients, as age does.
+                guard pluginsDone.insert(key.name).inserted else { continue }
+                let same = recipients.compactMap {
+                    if case .plugin(let other, _) = $0, other.name == key.name { other } else { nil }
+                }
+                stanzas += try PluginClient.wrap(fileKey, to: same, name: key.name, host: host)
             }
+        }
+        guard stanzas.count <= Header.maximumStanzas else {
+            throw .invalidKey("\(stanzas.count) recipient stanzas; a file may have at most \(Header.maximumStanzas)")
         }
         let envelope = AgeEnvelope(
             header: Header.encode(stanzas, fileKey: fileKey), fileKey: fileKey, types: stanzas.map(\.kind))
@@ -122,6 +145,7 @@ public enum Age {
         if stanzas.contains(where: { $0.type == Scrypt.stanzaType }) && stanzas.count != 1 {
             throw .header("an scrypt stanza must be the only stanza in the header")
         }
+        var pluginsTried: Set<String> = []
         for identity in identities {
             let fileKey: SymmetricKey?
             switch identity {
@@ -129,6 +153,13 @@ public enum Age {
                 fileKey = try key.unwrap(stanzas)
             case .scrypt(let passphrase, let maxWorkFactor):
                 fileKey = try Scrypt.unwrap(stanzas, passphrase: passphrase, maxWorkFactor: maxWorkFactor)
+            case .plugin(let key, let host):
+                // Only a local identity starts a plugin, never a stanza type; one session per plugin.
+                guard pluginsTried.insert(key.name).inserted else { continue }
+                let same = identities.compactMap {
+                    if case .plugin(let other, _) = $0, other.name == key.name { other } else { nil }
+                }
+                fileKey = try PluginClient.unwrap(stanzas, with: same, name: key.name, host: host)
             }
             if let fileKey { return fileKey }
         }

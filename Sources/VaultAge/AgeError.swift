@@ -18,6 +18,12 @@ public struct AgeError: Error, Sendable, Equatable, CustomStringConvertible {
         case invalidKey
         /// An scrypt work factor above the caller's limit.
         case workFactor
+        /// An age plugin could not do its part: not found, would not start, crashed, hung, or
+        /// answered something that is not the plugin protocol.
+        case plugin
+        /// An age plugin refused: it answered `error`, or needed an answer from a person (a PIN,
+        /// a touch, a confirmation) that nobody gave.
+        case pluginRefused
     }
 
     /// What went wrong.
@@ -40,4 +46,5 @@ extension AgeError {
     static func payload(_ message: String) -> AgeError { AgeError(kind: .payload, message: message) }
     static func armor(_ message: String) -> AgeError { AgeError(kind: .armor, message: message) }
     static func invalidKey(_ message: String) -> AgeError { AgeError(kind: .invalidKey, message: message) }
+    static func plugin(_ message: String) -> AgeError { AgeError(kind: .plugin, message: message) }
 }

@@ -4,16 +4,33 @@ extension Age {
     /// Unsupported key types (plugin, post-quantum, SSH) are `.invalidKey` errors naming the line
     /// number; messages never quote the line, which may hold a secret.
     public static func parseIdentityFile(_ text: String) throws(AgeError) -> [X25519Identity] {
-        var identities: [X25519Identity] = []
+        try parseIdentityFile(text, plugins: nil).map { identity throws(AgeError) in
+            guard case .x25519(let key) = identity else { throw .invalidKey("plugin identities are not supported") }
+            return key
+        }
+    }
+
+    /// Parses an age identity file whose `AGE-PLUGIN-NAME-1...` lines run plugins through `plugins`
+    /// (nil: such a line is an error). Only these local lines ever decide which plugin runs.
+    public static func parseIdentityFile(_ text: String, plugins: PluginHost?) throws(AgeError) -> [AgeIdentity] {
+        var identities: [AgeIdentity] = []
         for (number, line) in keyLines(text) {
-            if line.hasPrefix("AGE-PLUGIN-") {
-                throw .invalidKey("identity file line \(number): plugin identities are not supported")
+            if PluginIdentity.looksLikePlugin(line) {
+                guard let plugins else {
+                    throw .invalidKey("identity file line \(number): plugin identities are not supported")
+                }
+                do {
+                    identities.append(.plugin(try PluginIdentity(line), host: plugins))
+                } catch {
+                    throw .invalidKey("identity file line \(number): \(error.message)")
+                }
+                continue
             }
             if line.hasPrefix("AGE-SECRET-KEY-PQ-") || line.hasPrefix("age-secret-key-pq-") {
                 throw .invalidKey("identity file line \(number): post-quantum identities are not supported")
             }
             do {
-                identities.append(try X25519Identity(line))
+                identities.append(.x25519(try X25519Identity(line)))
             } catch {
                 throw .invalidKey("identity file line \(number): \(error.message)")
             }
@@ -24,7 +41,16 @@ extension Age {
 
     /// Parses a recipients file (age1... per line, `#` comments, blank lines), same error rules.
     public static func parseRecipientsFile(_ text: String) throws(AgeError) -> [X25519Recipient] {
-        var recipients: [X25519Recipient] = []
+        try parseRecipientsFile(text, plugins: nil).map { recipient throws(AgeError) in
+            guard case .x25519(let key) = recipient else { throw .invalidKey("plugin recipients are not supported") }
+            return key
+        }
+    }
+
+    /// Parses a recipients file whose `age1NAME1...` lines run plugins through `plugins` (nil:
+    /// such a line is an error).
+    public static func parseRecipientsFile(_ text: String, plugins: PluginHost?) throws(AgeError) -> [AgeRecipient] {
+        var recipients: [AgeRecipient] = []
         for (number, line) in keyLines(text) {
             if line.hasPrefix("age1pq1") {
                 throw .invalidKey("recipients file line \(number): post-quantum recipients are not supported")
@@ -32,12 +58,15 @@ extension Age {
             if line.hasPrefix("ssh-") || line.hasPrefix("ecdsa-") {
                 throw .invalidKey("recipients file line \(number): SSH recipients are not supported")
             }
-            // Bech32 data never contains "1", so a second "1" means a plugin name (age1yubikey1...).
-            if line.hasPrefix("age1") && line.dropFirst(4).contains("1") {
-                throw .invalidKey("recipients file line \(number): plugin recipients are not supported")
-            }
-            do {
-                recipients.append(try X25519Recipient(line))
+            do throws(AgeError) {
+                if PluginRecipient.looksLikePlugin(line) {
+                    guard let plugins else {
+                        throw AgeError.invalidKey("plugin recipients are not supported")
+                    }
+                    recipients.append(.plugin(try PluginRecipient(line), host: plugins))
+                } else {
+                    recipients.append(.x25519(try X25519Recipient(line)))
+                }
             } catch {
                 throw .invalidKey("recipients file line \(number): \(error.message)")
             }

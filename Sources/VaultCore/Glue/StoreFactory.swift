@@ -10,6 +10,9 @@ public struct StoreFactory {
     /// The environment, read once.
     public let configuration: Configuration
     private let prompt: PassphrasePrompt?
+    /// Who answers an age plugin's questions (a PIN, a touch): the executable's terminal, else
+    /// no one (every question is answered `fail`).
+    public var pluginPrompts: PluginPrompts = .nobody
 
     /// The Secret Service timeout used when `VAULT_TIMEOUT` is not set, in seconds.
     public static let defaultTimeout = Configuration.defaultTimeout
@@ -139,25 +142,35 @@ public struct StoreFactory {
     /// Variables are read now; files are read and the prompt asked only when the store needs keys.
     public func fileKeys(prefix: String, path: String) throws(VaultError) -> FileKeys {
         let workFactor = try scryptWorkFactor()
+        if let text = value(prefix + "IDENTITY"), PluginIdentity.looksLikePlugin(text) {
+            return try pluginIdentityKeys(text, origin: prefix + "IDENTITY")
+        }
         if let text = value(prefix + "IDENTITY") {
             let identity = try parseIdentity(text, origin: prefix + "IDENTITY")
             return .identity(identity, origin: prefix + "IDENTITY")
         }
         if let file = value(prefix + "IDENTITY_FILE") {
             let origin = "\(prefix)IDENTITY_FILE (\(file))"
-            let load = Once { () throws(VaultError) -> [X25519Identity] in
+            let plugins = pluginHost()
+            let load = Once { () throws(VaultError) -> [AgeIdentity] in
                 let bytes = try FileSystem.readPrivate(file, what: "identity file")
                 do throws(AgeError) {
-                    return try Age.parseIdentityFile(String(decoding: bytes, as: UTF8.self))
+                    return try Age.parseIdentityFile(String(decoding: bytes, as: UTF8.self), plugins: plugins)
                 } catch {
                     throw VaultError(.cannotUnlock, "\(origin): \(error.message)")
                 }
             }
             return FileKeys(
                 origin: origin,
-                identities: { () throws(VaultError) in try load.value().map { AgeIdentity.x25519($0) } },
+                identities: { () throws(VaultError) in try load.value() },
                 recipientsForNewFile: { () throws(VaultError) in
-                    try load.value().map { AgeRecipient.x25519($0.recipient) }
+                    try load.value().map { identity -> AgeRecipient in
+                        switch identity {
+                        case .x25519(let key): .x25519(key.recipient)
+                        case .plugin(let key, let host): .plugin(key.recipient, host: host)
+                        case .scrypt(let passphrase, _): .scrypt(passphrase: passphrase, workFactor: workFactor)
+                        }
+                    }
                 })
         }
         if let passphrase = value(prefix + "PASSPHRASE") {
@@ -212,6 +225,7 @@ extension StoreFactory {
     /// Parses age public keys given on the command line and in recipients files.
     public func recipients(publicKeys: [String], files: [String]) throws(VaultError) -> [AgeRecipient] {
         var recipients: [AgeRecipient] = []
+        let plugins = pluginHost()
         // Never echo a recipient: a secret key there (even behind a space or a quote) would
         // reach the log; say which one it is.
         for (index, key) in publicKeys.enumerated() {
@@ -221,7 +235,11 @@ extension StoreFactory {
                     .usage, "was given an age secret key; give its public key (age-keygen -y)", input: which)
             }
             do {
-                recipients.append(.x25519(try X25519Recipient(key)))
+                if PluginRecipient.looksLikePlugin(key) {
+                    recipients.append(.plugin(try PluginRecipient(key), host: plugins))
+                } else {
+                    recipients.append(.x25519(try X25519Recipient(key)))
+                }
             } catch {
                 throw VaultError(.usage, "is not an age public key (age1...): \(error.message)", input: which)
             }
@@ -231,7 +249,7 @@ extension StoreFactory {
                 throw VaultError(.usage, "the recipients file \(file) does not exist")
             }
             do {
-                recipients += try Age.parseRecipientsFile(String(decoding: bytes, as: UTF8.self)).map { .x25519($0) }
+                recipients += try Age.parseRecipientsFile(String(decoding: bytes, as: UTF8.self), plugins: plugins)
             } catch {
                 throw VaultError(.usage, "the recipients file \(file): \(error.message)")
             }

@@ -283,6 +283,15 @@ public final class FileStore: SecretStore {
                 }
                 let types = file.flatMap { try? Age.stanzaTypes(of: $0) } ?? []
                 let usable = types.filter { $0 == .x25519 || $0 == .scrypt }
+                // A plugin may open any stanza type, so a file of other types may still be vault's.
+                let plugins =
+                    (try? keys.identities())?.contains { if case .plugin = $0 { true } else { false } } ?? false
+                if plugins, usable.count < types.count {
+                    throw VaultError(
+                        .cannotUnlock,
+                        "the key from \(keys.origin) does not unlock \(path) (it is encrypted to \(types.count) recipient(s) of types \(Set(types.map(\.name)).sorted().joined(separator: ", ")))"
+                    )
+                }
                 if file != nil, usable.isEmpty {
                     // No key vault accepts could open it: a wrong-key status would only invite retries.
                     throw VaultError(
@@ -295,6 +304,10 @@ public final class FileStore: SecretStore {
                     .cannotUnlock, "the key from \(keys.origin) does not unlock \(path) (it is encrypted to \(kind))")
             case .invalidKey:
                 throw VaultError(.cannotUnlock, "\(keys.origin): \(error.message)")
+            case .plugin:
+                throw VaultError(.unavailable, error.message)
+            case .pluginRefused:
+                throw VaultError(.cannotUnlock, error.message)
             case .header, .hmac, .payload, .armor, .workFactor:
                 throw VaultError(.damaged, "\(path) is damaged or not an age file: \(error.message)")
             }
