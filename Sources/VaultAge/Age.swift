@@ -1,33 +1,5 @@
 internal import Crypto
 
-/// Something that can unwrap a file key.
-public enum AgeIdentity: Sendable {
-    /// An X25519 secret key.
-    case x25519(X25519Identity)
-    /// Unwraps scrypt stanzas; rejects work factors above `maxWorkFactor` with `.workFactor` before doing any work.
-    case scrypt(passphrase: SecureBytes, maxWorkFactor: Int = 22)
-    /// An `AGE-PLUGIN-NAME-1...` identity, unwrapped by running `age-plugin-NAME` through `host`.
-    case plugin(PluginIdentity, host: PluginHost)
-
-    /// Whether unwrapping with it may need a person (a PIN, a touch of a hardware key): what an
-    /// unlock cache keeps without being asked to. A passphrase's origin (typed or from a file)
-    /// is known only to the caller, so it is false here.
-    public var needsPerson: Bool {
-        if case .plugin = self { return true }
-        return false
-    }
-}
-
-/// Someone a file is encrypted to.
-public enum AgeRecipient: Sendable {
-    /// An X25519 public key.
-    case x25519(X25519Recipient)
-    /// A passphrase; it must be the only recipient of a file (an age rule), or encryption throws `.invalidKey`.
-    case scrypt(passphrase: SecureBytes, workFactor: Int = 18)
-    /// An `age1NAME1...` recipient (or a plugin identity), wrapped by running `age-plugin-NAME`.
-    case plugin(PluginRecipient, host: PluginHost)
-}
-
 /// An opened header: what is needed to write a new payload under the same header without unwrapping
 /// the file key again (a fresh 16-byte payload nonce gives each write its own payload key).
 public struct AgeEnvelope: Sendable {
@@ -48,42 +20,34 @@ public struct AgeEnvelope: Sendable {
 public enum Age {
     /// Encrypts to the recipients with a fresh random file key; binary (not armored) output.
     public static func encrypt(
-        _ plaintext: some Collection<UInt8>, to recipients: [AgeRecipient]
+        _ plaintext: some Collection<UInt8>, to recipients: [any AgeRecipient]
     ) throws(AgeError) -> [UInt8] {
         try encryptReturningEnvelope(plaintext, to: recipients).file
     }
 
     /// Encrypts and returns the envelope too (so a caller can reuse the header for later writes).
     public static func encryptReturningEnvelope(
-        _ plaintext: some Collection<UInt8>, to recipients: [AgeRecipient]
+        _ plaintext: some Collection<UInt8>, to recipients: [any AgeRecipient]
     ) throws(AgeError) -> (file: [UInt8], envelope: AgeEnvelope) {
         guard !recipients.isEmpty else { throw .invalidKey("no recipients to encrypt to") }
         guard recipients.count <= Header.maximumStanzas else {
             throw .invalidKey("\(recipients.count) recipients; a file may have at most \(Header.maximumStanzas)")
         }
+        if let alone = recipients.first(where: \.mustBeAlone), recipients.count != 1 {
+            throw .invalidKey("\(alone.description) must be the only recipient of a file")
+        }
+        if recipients.contains(where: \.isPostQuantum), !recipients.allSatisfy(\.isPostQuantum) {
+            throw .invalidKey(
+                "post-quantum and classic recipients cannot share a file: a classic stanza would undo the post-quantum protection"
+            )
+        }
         let fileKey = SymmetricKey(size: SymmetricKeySize(bitCount: KeyWrap.fileKeySize * 8))
         var stanzas: [Stanza] = []
-        var pluginsDone: Set<String> = []
         for recipient in recipients {
-            switch recipient {
-            case .x25519(let key):
-                stanzas.append(key.wrap(fileKey))
-            case .scrypt(let passphrase, let workFactor):
-                guard recipients.count == 1 else {
-                    throw .invalidKey("a passphrase (scrypt) recipient must be the only recipient of a file")
-                }
-                stanzas.append(try Scrypt.wrap(fileKey, passphrase: passphrase, workFactor: workFactor))
-            case .plugin(let key, let host):
-                // One session per plugin wraps to all of its recipients, as age does.
-                guard pluginsDone.insert(key.name).inserted else { continue }
-                let same = recipients.compactMap {
-                    if case .plugin(let other, _) = $0, other.name == key.name { other } else { nil }
-                }
-                stanzas += try PluginClient.wrap(fileKey, to: same, name: key.name, host: host)
-            }
+            stanzas += try recipient.wrap(FileKey(fileKey))
         }
         guard stanzas.count <= Header.maximumStanzas else {
-            throw .invalidKey("\(stanzas.count) recipient stanzas; a file may have at most \(Header.maximumStanzas)")
+            throw .invalidKey("\(stanzas.count) stanzas; a file may have at most \(Header.maximumStanzas)")
         }
         let envelope = AgeEnvelope(
             header: Header.encode(stanzas, fileKey: fileKey), fileKey: fileKey, types: stanzas.map(\.kind))
@@ -91,7 +55,7 @@ public enum Age {
     }
 
     /// Decrypts a whole file (binary or ASCII-armored). Never returns plaintext that failed authentication.
-    public static func decrypt(_ file: [UInt8], identities: [AgeIdentity]) throws(AgeError) -> SecureBytes {
+    public static func decrypt(_ file: [UInt8], identities: [any AgeIdentity]) throws(AgeError) -> SecureBytes {
         try open(file, identities: identities).plaintext
     }
 
@@ -100,7 +64,7 @@ public enum Age {
     /// Checks, in order: armor, header syntax, the scrypt-alone rule, each identity against the
     /// stanzas (malformed stanzas of a known type are header errors), the header MAC, the payload.
     public static func open(
-        _ file: [UInt8], identities: [AgeIdentity]
+        _ file: [UInt8], identities: [any AgeIdentity]
     ) throws(AgeError) -> (plaintext: SecureBytes, envelope: AgeEnvelope) {
         let binary = Armor.looksArmored(file) ? try Armor.decode(file) : file
         let header = try Header.parse(binary)
@@ -141,27 +105,12 @@ public enum Age {
         return try Header.parse(binary).stanzas.map(\.kind)
     }
 
-    static func unwrapFileKey(_ stanzas: [Stanza], identities: [AgeIdentity]) throws(AgeError) -> SymmetricKey {
+    static func unwrapFileKey(_ stanzas: [Stanza], identities: [any AgeIdentity]) throws(AgeError) -> SymmetricKey {
         if stanzas.contains(where: { $0.type == Scrypt.stanzaType }) && stanzas.count != 1 {
             throw .header("an scrypt stanza must be the only stanza in the header")
         }
-        var pluginsTried: Set<String> = []
         for identity in identities {
-            let fileKey: SymmetricKey?
-            switch identity {
-            case .x25519(let key):
-                fileKey = try key.unwrap(stanzas)
-            case .scrypt(let passphrase, let maxWorkFactor):
-                fileKey = try Scrypt.unwrap(stanzas, passphrase: passphrase, maxWorkFactor: maxWorkFactor)
-            case .plugin(let key, let host):
-                // Only a local identity starts a plugin, never a stanza type; one session per plugin.
-                guard pluginsTried.insert(key.name).inserted else { continue }
-                let same = identities.compactMap {
-                    if case .plugin(let other, _) = $0, other.name == key.name { other } else { nil }
-                }
-                fileKey = try PluginClient.unwrap(stanzas, with: same, name: key.name, host: host)
-            }
-            if let fileKey { return fileKey }
+            if let fileKey = try identity.unwrap(stanzas) { return fileKey.key }
         }
         throw AgeError(kind: .noMatch, message: "no identity matched any of the file's recipients")
     }

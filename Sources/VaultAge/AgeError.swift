@@ -18,11 +18,15 @@ public struct AgeError: Error, Sendable, Equatable, CustomStringConvertible {
         case invalidKey
         /// An scrypt work factor above the caller's limit.
         case workFactor
+        /// A key of a kind vault recognises but cannot use (`ecdsa-sha2-*` SSH keys, say).
+        case unsupportedKey
+        /// Unwrapping needs a person (an encrypted key's passphrase, a plugin's PIN or touch) and
+        /// nobody can be asked.
+        case cannotAsk
         /// An age plugin could not do its part: not found, would not start, crashed, hung, or
         /// answered something that is not the plugin protocol.
         case plugin
-        /// An age plugin refused: it answered `error`, or needed an answer from a person (a PIN,
-        /// a touch, a confirmation) that nobody gave.
+        /// An age plugin refused: it answered `error` (a revoked key, a wrong PIN).
         case pluginRefused
     }
 
@@ -47,4 +51,5 @@ extension AgeError {
     static func armor(_ message: String) -> AgeError { AgeError(kind: .armor, message: message) }
     static func invalidKey(_ message: String) -> AgeError { AgeError(kind: .invalidKey, message: message) }
     static func plugin(_ message: String) -> AgeError { AgeError(kind: .plugin, message: message) }
+    static func unsupportedKey(_ message: String) -> AgeError { AgeError(kind: .unsupportedKey, message: message) }
 }

@@ -1,14 +1,5 @@
 internal import Crypto
 
-/// One recipient stanza: its arguments (the first is the stanza type) and its decoded body.
-struct Stanza: Sendable {
-    var arguments: [String]
-    var body: [UInt8]
-
-    /// The first argument, which names the recipient type (`X25519`, `scrypt`, ...).
-    var type: String { arguments[0] }
-}
-
 /// The textual age header: version line, recipient stanzas and the MAC line.
 struct Header {
     static let versionLine = "age-encryption.org/v1"

@@ -33,7 +33,7 @@ public struct AgePayloadReader {
     /// Returns nil when the file cannot be read in pieces: it is ASCII-armored, or `prefix` is
     /// shorter than the file and ends inside the header or the nonce. Read it whole and use
     /// `Age.open` then. Throws what `Age.open` throws for the header and the identities.
-    public init?(prefix: [UInt8], fileSize: Int, identities: [AgeIdentity]) throws(AgeError) {
+    public init?(prefix: [UInt8], fileSize: Int, identities: [any AgeIdentity]) throws(AgeError) {
         guard let header = try Self.header(prefix: prefix, fileSize: fileSize) else { return nil }
         let fileKey = try Age.unwrapFileKey(header.stanzas, identities: identities)
         guard header.verifyMAC(fileKey: fileKey) else { throw AgeError(kind: .hmac, message: "header MAC mismatch") }

@@ -14,7 +14,7 @@ enum Scrypt {
     private static let saltPrefix = Array("age-encryption.org/v1/scrypt".utf8)
 
     /// Wraps the file key under a passphrase in a new scrypt stanza with a fresh salt.
-    static func wrap(_ fileKey: SymmetricKey, passphrase: SecureBytes, workFactor: Int) throws(AgeError) -> Stanza {
+    static func wrap(_ fileKey: FileKey, passphrase: SecureBytes, workFactor: Int) throws(AgeError) -> Stanza {
         guard !passphrase.isEmpty else { throw .invalidKey("the scrypt passphrase is empty") }
         guard encryptableWorkFactors.contains(workFactor) else {
             throw .invalidKey(
@@ -26,7 +26,7 @@ enum Scrypt {
         let wrapKey = try deriveKey(passphrase: passphrase, salt: salt, workFactor: workFactor)
         return Stanza(
             arguments: [stanzaType, Base64.encodeUnpadded(salt), String(workFactor)],
-            body: KeyWrap.seal(fileKey, with: wrapKey))
+            body: KeyWrap.seal(fileKey.key, with: wrapKey))
     }
 
     /// Unwraps the file key from an scrypt stanza, if the passphrase is right.
@@ -34,7 +34,7 @@ enum Scrypt {
     /// Malformed stanzas are header errors and a work factor above `maxWorkFactor` is a work-factor
     /// error, both found before scrypt runs. A wrong passphrase gives nil.
     static func unwrap(_ stanzas: [Stanza], passphrase: SecureBytes, maxWorkFactor: Int) throws(AgeError)
-        -> SymmetricKey?
+        -> FileKey?
     {
         for stanza in stanzas where stanza.type == stanzaType {
             guard stanza.arguments.count == 3 else {
@@ -53,7 +53,7 @@ enum Scrypt {
                 throw .header("scrypt stanza body is not a 16-byte wrapped file key")
             }
             let wrapKey = try deriveKey(passphrase: passphrase, salt: salt, workFactor: workFactor)
-            if let fileKey = KeyWrap.open(stanza.body, with: wrapKey) { return fileKey }
+            if let fileKey = KeyWrap.open(stanza.body, with: wrapKey) { return FileKey(fileKey) }
         }
         return nil
     }

@@ -1,5 +1,6 @@
 /// The type of a recipient stanza: the first argument of its `->` line, which names how the file
-/// key is wrapped. vault opens and writes the two native types; any other is carried as its name.
+/// key is wrapped. The kinds vault reads and writes are declared in `KeyText.swift`; any other
+/// type is carried as its name.
 public struct StanzaType: Hashable, Sendable, CustomStringConvertible {
     /// The type as written in the header (`X25519`, `scrypt`, a plugin's name).
     public let name: String
@@ -12,9 +13,34 @@ public struct StanzaType: Hashable, Sendable, CustomStringConvertible {
     public static let scrypt = StanzaType(Scrypt.stanzaType)
 
     public var description: String { name }
-}
 
-extension Stanza {
-    /// The stanza's type, typed.
-    var kind: StanzaType { StanzaType(type) }
+    /// Whether vault has an identity kind that reads this type.
+    public var isReadable: Bool { KeyKinds.stanzaNouns[self] != nil }
+
+    /// What stanzas of these types mean to a person, in header order of first appearance:
+    /// "a passphrase", "2 age public keys", "1 age public key and 1 SSH ed25519 key",
+    /// "... and 1 stanza(s) of other types".
+    public static func describe(_ types: [StanzaType]) -> String {
+        if types == [.scrypt] { return "a passphrase" }
+        var order: [StanzaType] = []
+        var counts: [StanzaType: Int] = [:]
+        var others = 0
+        for type in types {
+            guard KeyKinds.stanzaNouns[type] != nil, type != .scrypt else {
+                others += 1
+                continue
+            }
+            if counts[type] == nil { order.append(type) }
+            counts[type, default: 0] += 1
+        }
+        // Say "0 age public keys" rather than nothing when no stanza is of a known kind.
+        if order.isEmpty && others == 0 { order = [.x25519] }
+        var parts = order.map { type in
+            let count = counts[type, default: 0]
+            let noun = KeyKinds.stanzaNouns[type] ?? (type.name, type.name)
+            return "\(count) \(count == 1 ? noun.singular : noun.plural)"
+        }
+        if others > 0 { parts.append("\(others) stanza(s) of other types") }
+        return parts.joined(separator: " and ")
+    }
 }

@@ -2,7 +2,7 @@ internal import Crypto
 internal import FoundationEssentials
 
 /// An age X25519 identity (private key), written as `AGE-SECRET-KEY-1...`.
-public struct X25519Identity: Sendable {
+public struct X25519Identity: AgeIdentity {
     static let hrp = "age-secret-key-"
 
     let privateKey: Curve25519.KeyAgreement.PrivateKey
@@ -47,12 +47,18 @@ public struct X25519Identity: Sendable {
         X25519Recipient(validatedKey: privateKey.publicKey)
     }
 
+    public var description: String { "age identity of \(recipient.encoded)" }
+
+    public var stanzaTypes: [StanzaType] { [.x25519] }
+
+    public func matchingRecipient() -> any AgeRecipient { recipient }
+
     /// Unwraps the file key from the first X25519 stanza addressed to this identity.
     ///
     /// Other stanza types are ignored. X25519 stanzas with the wrong argument count, a share that is
     /// not the canonical base64 of 32 bytes, a body that is not 32 bytes, or a share giving an
     /// all-zero shared secret (low-order point) are header errors, checked before any decryption.
-    func unwrap(_ stanzas: [Stanza]) throws(AgeError) -> SymmetricKey? {
+    public func unwrap(_ stanzas: [Stanza]) throws(AgeError) -> FileKey? {
         let ownKey = Array(privateKey.publicKey.rawRepresentation)
         for stanza in stanzas where stanza.type == X25519Recipient.stanzaType {
             guard stanza.arguments.count == 2 else {
@@ -71,14 +77,14 @@ public struct X25519Identity: Sendable {
                 throw .header("X25519 stanza share is a low-order point (all-zero shared secret)")
             }
             let wrapKey = X25519Recipient.wrapKey(secret: secret, share: share, recipient: ownKey)
-            if let fileKey = KeyWrap.open(stanza.body, with: wrapKey) { return fileKey }
+            if let fileKey = KeyWrap.open(stanza.body, with: wrapKey) { return FileKey(fileKey) }
         }
         return nil
     }
 }
 
 /// An age X25519 recipient (public key), written as `age1...`.
-public struct X25519Recipient: Sendable, Hashable {
+public struct X25519Recipient: AgeRecipient, Hashable {
     static let hrp = "age"
     static let stanzaType = "X25519"
     static let info = Array("age-encryption.org/v1/X25519".utf8)
@@ -122,8 +128,12 @@ public struct X25519Recipient: Sendable, Hashable {
         Bech32.encode(hrp: X25519Recipient.hrp, data: keyBytes)
     }
 
+    public var description: String { "age public key \(encoded)" }
+
+    public var stanzaTypes: [StanzaType] { [.x25519] }
+
     /// Wraps the file key in a new X25519 stanza with a fresh ephemeral key.
-    func wrap(_ fileKey: SymmetricKey) -> Stanza {
+    public func wrap(_ fileKey: FileKey) -> [Stanza] {
         let ephemeral = Curve25519.KeyAgreement.PrivateKey()
         let share = Array(ephemeral.publicKey.rawRepresentation)
         guard let publicKey = try? Curve25519.KeyAgreement.PublicKey(rawRepresentation: keyBytes),
@@ -133,9 +143,11 @@ public struct X25519Recipient: Sendable, Hashable {
             preconditionFailure("X25519 with a validated recipient failed")
         }
         let wrapKey = X25519Recipient.wrapKey(secret: secret, share: share, recipient: keyBytes)
-        return Stanza(
-            arguments: [X25519Recipient.stanzaType, Base64.encodeUnpadded(share)],
-            body: KeyWrap.seal(fileKey, with: wrapKey))
+        return [
+            Stanza(
+                arguments: [X25519Recipient.stanzaType, Base64.encodeUnpadded(share)],
+                body: KeyWrap.seal(fileKey.key, with: wrapKey))
+        ]
     }
 
     /// HKDF-SHA-256(ikm: shared secret, salt: share || recipient, info: "age-encryption.org/v1/X25519").

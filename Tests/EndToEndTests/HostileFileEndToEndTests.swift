@@ -84,9 +84,10 @@ struct HostileFileEndToEndTests {
     func notVaultFiles() throws {
         let (vault, file) = try Self.sample()
         defer { vault.cleanUp() }
-        let recipient = AgeRecipient.x25519(vault.identity.recipient)
+        let recipient = vault.identity.recipient
         let scrypt = String(
-            decoding: try Age.encrypt([1], to: [.scrypt(passphrase: SecureBytes([1]), workFactor: 10)]), as: UTF8.self)
+            decoding: try Age.encrypt([1], to: [ScryptRecipient(passphrase: SecureBytes([1]), workFactor: 10)]),
+            as: UTF8.self)
         let cases: [(String, [UInt8])] = [
             ("trailing garbage", file + Array("garbage".utf8)),
             ("scrypt work factor 0", Array(scrypt.replacingOccurrences(of: " 10\n", with: " 0\n").utf8)),

@@ -87,7 +87,7 @@ struct SecretHygieneTests {
         // A damaged document: its error names the line and the problem, never what the line holds.
         let document =
             "{\"vault\":1}\n{\"service\":\"vault\",\"account\":\"a\",\"value\":\"\(Data(value.utf8).base64EncodedString())\",\"created\":\"x\",\"updated\":\"x\"}\n"
-        try Data(try Age.encrypt(Array(document.utf8), to: [.x25519(vault.identity.recipient)]))
+        try Data(try Age.encrypt(Array(document.utf8), to: [vault.identity.recipient]))
             .write(to: URL(fileURLWithPath: vault.runner.vaultFile))
         for arguments in [["get", "a"], ["ls"], ["rm", "a"]] {
             let result = try vault.runner.run(arguments, timeout: 30)

@@ -119,7 +119,7 @@ private let workFactorVectors: Set<String> = ["scrypt_work_factor_23"]
 
     private func check(_ vector: TestVector) -> Outcome {
         if !vector.unknownKeys.isEmpty { return .skipped("with unknown header keys") }
-        var identities: [AgeIdentity] = []
+        var identities: [any AgeIdentity] = []
         var dropped = false
         for encoded in vector.identities {
             if encoded.hasPrefix("AGE-SECRET-KEY-PQ-") {
@@ -127,12 +127,12 @@ private let workFactorVectors: Set<String> = ["scrypt_work_factor_23"]
                 continue
             }
             do {
-                identities.append(.x25519(try X25519Identity(encoded)))
+                identities.append(try X25519Identity(encoded))
             } catch {
                 return .failed("identity does not parse: \(error)")
             }
         }
-        identities += vector.passphrases.map { .scrypt(passphrase: SecureBytes($0.utf8)) }
+        identities += vector.passphrases.map { ScryptIdentity(passphrase: SecureBytes($0.utf8)) }
         // Without the hybrid identity only header and armor failures are still decided by the
         // remaining identities; anything else would depend on the identity that was left out.
         if dropped && (identities.isEmpty || !["header failure", "armor failure"].contains(vector.expect)) {

@@ -103,20 +103,20 @@ import VaultTestSupport
         let identity = X25519Identity.generate()
         for count in [0, 1, 47, 48, 100, 5000] {
             let plaintext = patternBytes(count: count)
-            let armored = Armor.encode(try Age.encrypt(plaintext, to: [.x25519(identity.recipient)]))
+            let armored = Armor.encode(try Age.encrypt(plaintext, to: [identity.recipient]))
             let lines = String(decoding: armored, as: UTF8.self).split(separator: "\n")
             #expect(lines.first == "-----BEGIN AGE ENCRYPTED FILE-----")
             #expect(lines.last == "-----END AGE ENCRYPTED FILE-----")
             #expect(lines.dropFirst().dropLast().dropLast().allSatisfy { $0.count == 64 })
-            #expect(try Age.decrypt(armored, identities: [.x25519(identity)]) == plaintext)
+            #expect(try Age.decrypt(armored, identities: [identity]) == plaintext)
             let crlf = Array(String(decoding: armored, as: UTF8.self).replacingOccurrences(of: "\n", with: "\r\n").utf8)
-            #expect(try Age.decrypt(crlf, identities: [.x25519(identity)]) == plaintext)
+            #expect(try Age.decrypt(crlf, identities: [identity]) == plaintext)
         }
     }
 
     @Test func armorRejectsGarbage() throws {
         let identity = X25519Identity.generate()
-        let armored = Armor.encode(try Age.encrypt([1, 2, 3], to: [.x25519(identity.recipient)]))
+        let armored = Armor.encode(try Age.encrypt([1, 2, 3], to: [identity.recipient]))
         let text = String(decoding: armored, as: UTF8.self)
         let bad = [
             "x" + text,
@@ -127,12 +127,12 @@ import VaultTestSupport
         ]
         for candidate in bad {
             #expect {
-                try Age.decrypt(Array(candidate.utf8), identities: [.x25519(identity)])
+                try Age.decrypt(Array(candidate.utf8), identities: [identity])
             } throws: { error in
                 (error as? AgeError)?.kind == .armor
             }
         }
         #expect(
-            try Age.decrypt(Array((" \n\t\n" + text + "\n  \n").utf8), identities: [.x25519(identity)]) == [1, 2, 3])
+            try Age.decrypt(Array((" \n\t\n" + text + "\n  \n").utf8), identities: [identity]) == [1, 2, 3])
     }
 }

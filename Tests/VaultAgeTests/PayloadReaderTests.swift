@@ -12,7 +12,7 @@ enum ReadOutcome: Equatable {
 }
 
 /// Reads `file` as FileStore does: its first `prefixSize` bytes, then one sealed chunk at a time.
-func readInChunks(_ file: [UInt8], identities: [AgeIdentity], prefixSize: Int = AgePayloadReader.prefixSize)
+func readInChunks(_ file: [UInt8], identities: [any AgeIdentity], prefixSize: Int = AgePayloadReader.prefixSize)
     -> ReadOutcome
 {
     do throws(AgeError) {
@@ -35,7 +35,7 @@ func readInChunks(_ file: [UInt8], identities: [AgeIdentity], prefixSize: Int = 
 }
 
 /// What `Age.decrypt` gives for the same file.
-func readWhole(_ file: [UInt8], identities: [AgeIdentity]) -> ReadOutcome {
+func readWhole(_ file: [UInt8], identities: [any AgeIdentity]) -> ReadOutcome {
     do throws(AgeError) {
         return .plaintext(try Age.decrypt(file, identities: identities).unprotectedArray)
     } catch {
@@ -45,7 +45,7 @@ func readWhole(_ file: [UInt8], identities: [AgeIdentity]) -> ReadOutcome {
 
 /// Checks that reading in chunks gives what `Age.decrypt` gives (or asks to read the file whole).
 func expectSameRead(
-    _ file: [UInt8], identities: [AgeIdentity], prefixSize: Int = AgePayloadReader.prefixSize,
+    _ file: [UInt8], identities: [any AgeIdentity], prefixSize: Int = AgePayloadReader.prefixSize,
     _ comment: String = "", sourceLocation: SourceLocation = #_sourceLocation
 ) {
     let chunked = readInChunks(file, identities: identities, prefixSize: prefixSize)
@@ -58,67 +58,72 @@ func expectSameRead(
         let identity = X25519Identity.generate()
         for count in [0, 1, 65_535, 65_536, 65_537, 131_072, 200_000] {
             let plaintext = patternBytes(count: count)
-            let file = try Age.encrypt(plaintext, to: [.x25519(identity.recipient)])
-            #expect(readInChunks(file, identities: [.x25519(identity)]) == .plaintext(plaintext), "\(count) bytes")
+            let file = try Age.encrypt(plaintext, to: [identity.recipient])
+            #expect(readInChunks(file, identities: [identity]) == .plaintext(plaintext), "\(count) bytes")
         }
     }
 
     @Test func everyTruncationAndFlippedBitFailsAsOpenFails() throws {
         let identity = X25519Identity.generate()
-        let small = try Age.encrypt(Array("truncate me".utf8), to: [.x25519(identity.recipient)])
+        let small = try Age.encrypt(Array("truncate me".utf8), to: [identity.recipient])
         for length in 0...small.count {
-            expectSameRead(Array(small.prefix(length)), identities: [.x25519(identity)], "length \(length)")
+            expectSameRead(Array(small.prefix(length)), identities: [identity], "length \(length)")
         }
         for index in small.indices {
             var altered = small
             altered[index] ^= 0x01
-            expectSameRead(altered, identities: [.x25519(identity)], "byte \(index)")
+            expectSameRead(altered, identities: [identity], "byte \(index)")
         }
-        let large = try Age.encrypt(patternBytes(count: 2 * 65_536 + 10), to: [.x25519(identity.recipient)])
+        let large = try Age.encrypt(patternBytes(count: 2 * 65_536 + 10), to: [identity.recipient])
         let payloadStart = try Header.parse(large).length + 16
         for chunkEnd in [payloadStart + 65_552, payloadStart + 2 * 65_552] {
             for length in (chunkEnd - 17)...(chunkEnd + 17) {
-                expectSameRead(Array(large.prefix(length)), identities: [.x25519(identity)], "length \(length)")
+                expectSameRead(Array(large.prefix(length)), identities: [identity], "length \(length)")
             }
         }
-        expectSameRead(large + [0], identities: [.x25519(identity)], "one byte appended")
+        expectSameRead(large + [0], identities: [identity], "one byte appended")
         var lastChunkAltered = large
         lastChunkAltered[lastChunkAltered.count - 20] ^= 0x80
-        expectSameRead(lastChunkAltered, identities: [.x25519(identity)], "last chunk altered")
-        #expect(readInChunks(lastChunkAltered, identities: [.x25519(identity)]) == .failure(.payload))
+        expectSameRead(lastChunkAltered, identities: [identity], "last chunk altered")
+        #expect(readInChunks(lastChunkAltered, identities: [identity]) == .failure(.payload))
     }
 
     @Test func wrongKeysAndPassphrasesFailAsOpenFails() throws {
         let passphrase = SecureBytes("hunter2 hunter2".utf8)
-        let file = try Age.encrypt(Array("scrypt".utf8), to: [.scrypt(passphrase: passphrase, workFactor: 10)])
-        #expect(readInChunks(file, identities: [.scrypt(passphrase: passphrase)]) == .plaintext(Array("scrypt".utf8)))
-        #expect(readInChunks(file, identities: [.scrypt(passphrase: SecureBytes("nope".utf8))]) == .failure(.noMatch))
-        #expect(readInChunks(file, identities: [.x25519(.generate())]) == .failure(.noMatch))
+        let file = try Age.encrypt(Array("scrypt".utf8), to: [ScryptRecipient(passphrase: passphrase, workFactor: 10)])
         #expect(
-            readInChunks(file, identities: [.scrypt(passphrase: passphrase, maxWorkFactor: 9)]) == .failure(.workFactor)
+            readInChunks(file, identities: [ScryptIdentity(passphrase: passphrase)]) == .plaintext(Array("scrypt".utf8))
+        )
+        #expect(
+            readInChunks(file, identities: [ScryptIdentity(passphrase: SecureBytes("nope".utf8))]) == .failure(.noMatch)
+        )
+        #expect(readInChunks(file, identities: [X25519Identity.generate()]) == .failure(.noMatch))
+        #expect(
+            readInChunks(file, identities: [ScryptIdentity(passphrase: passphrase, maxWorkFactor: 9)])
+                == .failure(.workFactor)
         )
     }
 
     @Test func armorAndHeadersLongerThanThePrefixAreReadWhole() throws {
         let identity = X25519Identity.generate()
-        let file = try Age.encrypt(Array("armored".utf8), to: [.x25519(identity.recipient)])
-        #expect(readInChunks(Armor.encode(file), identities: [.x25519(identity)]) == .readWhole)
+        let file = try Age.encrypt(Array("armored".utf8), to: [identity.recipient])
+        #expect(readInChunks(Armor.encode(file), identities: [identity]) == .readWhole)
         let headerLength = try Header.parse(file).length
         // Cut inside the header, then inside the nonce: the rest of the file is still to come.
-        #expect(readInChunks(file, identities: [.x25519(identity)], prefixSize: headerLength - 5) == .readWhole)
-        #expect(readInChunks(file, identities: [.x25519(identity)], prefixSize: headerLength + 8) == .readWhole)
+        #expect(readInChunks(file, identities: [identity], prefixSize: headerLength - 5) == .readWhole)
+        #expect(readInChunks(file, identities: [identity], prefixSize: headerLength + 8) == .readWhole)
         #expect(
-            readInChunks(file, identities: [.x25519(identity)], prefixSize: headerLength + 16)
+            readInChunks(file, identities: [identity], prefixSize: headerLength + 16)
                 == .plaintext(Array("armored".utf8)))
     }
 
     @Test func aKnownEnvelopeOpensTheSameHeaderWithoutIdentities() throws {
         let identity = X25519Identity.generate()
-        let (file, envelope) = try Age.encryptReturningEnvelope(Array("v1".utf8), to: [.x25519(identity.recipient)])
+        let (file, envelope) = try Age.encryptReturningEnvelope(Array("v1".utf8), to: [identity.recipient])
         let resealed = Age.seal(Array("v2".utf8), envelope: envelope)
         var reader = try #require(try AgePayloadReader(prefix: resealed, fileSize: resealed.count, envelope: envelope))
         #expect(try reader.decryptRemaining(of: resealed) == Array("v2".utf8))
-        let other = try Age.encrypt(Array("v1".utf8), to: [.x25519(identity.recipient)])
+        let other = try Age.encrypt(Array("v1".utf8), to: [identity.recipient])
         #expect(try AgePayloadReader(prefix: other, fileSize: other.count, envelope: envelope) == nil)
         #expect(file != resealed)
     }
@@ -139,9 +144,8 @@ func expectSameRead(
         var compared = 0
         for var vector in vectors {
             if let data = inflated[vector.name] { vector.body = data }
-            let identities =
-                vector.identities.compactMap { try? X25519Identity($0) }.map { AgeIdentity.x25519($0) }
-                + vector.passphrases.map { .scrypt(passphrase: SecureBytes($0.utf8)) }
+            let keys: [any AgeIdentity] = vector.identities.compactMap { try? X25519Identity($0) }
+            let identities = keys + vector.passphrases.map { ScryptIdentity(passphrase: SecureBytes($0.utf8)) }
             for prefixSize in [AgePayloadReader.prefixSize, 200] {
                 let chunked = readInChunks(vector.body, identities: identities, prefixSize: prefixSize)
                 guard chunked != .readWhole else { continue }

@@ -101,11 +101,11 @@ struct SecureBytesTests {
     func decryptedPlaintext() throws {
         let identity = X25519Identity.generate()
         let plaintext = (0..<200_000).map { UInt8(truncatingIfNeeded: $0) }
-        let file = try Age.encrypt(SecureBytes(plaintext), to: [.x25519(identity.recipient)])
-        let whole: SecureBytes = try Age.decrypt(file, identities: [.x25519(identity)])
+        let file = try Age.encrypt(SecureBytes(plaintext), to: [identity.recipient])
+        let whole: SecureBytes = try Age.decrypt(file, identities: [identity])
         #expect(whole == plaintext)
         var reader = try #require(
-            try AgePayloadReader(prefix: file, fileSize: file.count, identities: [.x25519(identity)]))
+            try AgePayloadReader(prefix: file, fileSize: file.count, identities: [identity]))
         let remaining: SecureBytes = try reader.decryptRemaining(of: file)
         #expect(remaining == plaintext)
     }
@@ -115,8 +115,10 @@ struct SecureBytesTests {
         let releases = Releases()
         do {
             let passphrase = SecureBytes(Array("hunter2 hunter2".utf8), releaseObserver: releases.observer())
-            let file = try Age.encrypt(SecureBytes([1, 2]), to: [.scrypt(passphrase: passphrase, workFactor: 10)])
-            let plaintext = try Age.decrypt(file, identities: [.scrypt(passphrase: passphrase, maxWorkFactor: 10)])
+            let file = try Age.encrypt(
+                SecureBytes([1, 2]), to: [ScryptRecipient(passphrase: passphrase, workFactor: 10)])
+            let plaintext = try Age.decrypt(
+                file, identities: [ScryptIdentity(passphrase: passphrase, maxWorkFactor: 10)])
             #expect(plaintext == [1, 2])
             #expect(releases.seen.isEmpty, "held by the caller alone")
         }

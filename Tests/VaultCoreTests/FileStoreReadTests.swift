@@ -30,7 +30,7 @@ struct FileStoreReadTests {
     /// Writes `records` as age would: a document encrypted by hand, then `transform`ed.
     func vaultFile(_ records: [SecretRecord], transform: ([UInt8]) -> [UInt8] = { $0 }) throws -> String {
         let path = directory.appendingPathComponent("vault-\(UUID().uuidString).age").path
-        let file = try Age.encrypt(VaultDocument.encode(records), to: [.x25519(identity.recipient)])
+        let file = try Age.encrypt(VaultDocument.encode(records), to: [identity.recipient])
         try Data(transform(file)).write(to: URL(fileURLWithPath: path))
         return path
     }

@@ -13,12 +13,12 @@ enum FuzzHarness {
     static let identity = try! X25519Identity(
         "AGE-SECRET-KEY-18KVV052C9AS9VERWTSRNGCK5CZD8UXRA9S9FXQJVPZPUNS33V9GQ729AUL")
     /// The seed corpus's passphrase; work factors above 10 are refused before scrypt runs.
-    static let identities: [AgeIdentity] = [
-        .x25519(identity), .scrypt(passphrase: SecureBytes("fuzz".utf8), maxWorkFactor: 10),
+    static let identities: [any AgeIdentity] = [
+        identity, ScryptIdentity(passphrase: SecureBytes("fuzz".utf8), maxWorkFactor: 10),
     ]
     /// A fixed payload key, for the STREAM decoder on raw input.
     static let streamKey = Stream.payloadKey(
-        fileKey: try! Age.encryptReturningEnvelope([], to: [.x25519(identity.recipient)]).envelope.fileKey,
+        fileKey: try! Age.encryptReturningEnvelope([], to: [identity.recipient]).envelope.fileKey,
         nonce: [UInt8](repeating: 0, count: Stream.nonceSize))
 
     /// The age layer: armor, header, the whole file, and STREAM.
@@ -138,7 +138,7 @@ enum FuzzHarness {
         }
         let host = PluginHost(launcher: PluginBytesLauncher(bytes: bytes), prompts: .nobody)
         do throws(AgeError) {
-            _ = try Age.decrypt(pluginFile, identities: [.plugin(try PluginIdentity(pluginIdentity), host: host)])
+            _ = try Age.decrypt(pluginFile, identities: [try PluginIdentity(pluginIdentity, host: host)])
         } catch {
             if error.message.unicodeScalars.contains(where: isUnprintable) { return "a plugin error is not one line" }
         }
@@ -146,7 +146,7 @@ enum FuzzHarness {
     }
 
     /// A file the plugin session is asked to open (encrypted to the harness's X25519 key).
-    static let pluginFile = try! Age.encrypt([], to: [.x25519(identity.recipient)])
+    static let pluginFile = try! Age.encrypt([], to: [identity.recipient])
 
     /// A published test identity of the test plugin (`Tests/Plugins/age-plugin-vaulttest`).
     static let pluginIdentity = "AGE-PLUGIN-VAULTTEST-1QQQPZG3NG32KVAUGNX4THNXAAMLSG236MG"

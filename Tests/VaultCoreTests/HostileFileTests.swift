@@ -124,8 +124,8 @@ struct HostileFileTests {
         // A low ceiling on the work factor keeps flips of "10" into "18" from costing seconds each.
         let passphrase = SecureBytes("hostile".utf8)
         let keys = FileKeys(
-            origin: "test passphrase", identities: { [.scrypt(passphrase: passphrase, maxWorkFactor: 12)] },
-            recipientsForNewFile: { [.scrypt(passphrase: passphrase, workFactor: 10)] })
+            origin: "test passphrase", identities: { [ScryptIdentity(passphrase: passphrase, maxWorkFactor: 12)] },
+            recipientsForNewFile: { [ScryptRecipient(passphrase: passphrase, workFactor: 10)] })
         let sample = try Sample(keys: keys)
         defer { sample.cleanUp() }
         let headerLength = try Age.header(of: sample.file).count
@@ -191,7 +191,7 @@ struct HostileFileTests {
     func notVaultFiles() throws {
         let sample = try Sample(keys: .identity(Self.identity, origin: "test"))
         defer { sample.cleanUp() }
-        let recipient = AgeRecipient.x25519(Self.identity.recipient)
+        let recipient = Self.identity.recipient
         var cases: [(String, [UInt8])] = [
             ("one trailing byte", sample.file + [0]),
             ("a trailing newline", sample.file + [0x0A]),

@@ -104,9 +104,9 @@ extension VaultErrorRemedyTests {
         let mine = X25519Identity.generate()
         let trust = HeaderTrust(directory: root.path + "/headers")
         let store = FileStore(path: path, keys: .identity(mine, origin: "test"), trust: trust)
-        try store.create(recipients: [.x25519(mine.recipient)])
+        try store.create(recipients: [mine.recipient])
 
-        let again = Self.failure { () throws(VaultError) in try store.create(recipients: [.x25519(mine.recipient)]) }
+        let again = Self.failure { () throws(VaultError) in try store.create(recipients: [mine.recipient]) }
         #expect(again?.code == .conflict)
         #expect(again?.remedy == .rekey)
         #expect(again?.message == "a vault already exists at \(path)")
@@ -114,7 +114,7 @@ extension VaultErrorRemedyTests {
         // Someone who may replace the file encrypts it to themselves too.
         try FileManager.default.removeItem(atPath: path)
         try FileStore(path: path, keys: .identity(mine, origin: "test"))
-            .create(recipients: [.x25519(mine.recipient), .x25519(X25519Identity.generate().recipient)])
+            .create(recipients: [mine.recipient, X25519Identity.generate().recipient])
         let write = Self.failure { () throws(VaultError) in
             try store.write(
                 SecretRecord(

@@ -114,7 +114,7 @@ struct PluginSession {
     var unansweredError: AgeError? {
         guard let first = unanswered.first else { return nil }
         return AgeError(
-            kind: .pluginRefused,
+            kind: .cannotAsk,
             message: "\(program) asked for \(first) and there is no terminal to answer it (or CI is set)")
     }
 

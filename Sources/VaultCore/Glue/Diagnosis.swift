@@ -98,9 +98,7 @@ public struct Diagnosis {
     public var chosenUsable: Bool { backends.first { $0.kind == chosen }?.usable ?? false }
 
     private static func describe(_ types: [StanzaType]) -> String {
-        if types == [.scrypt] { return "a passphrase" }
-        let keys = types.filter { $0 == .x25519 }.count
-        return keys == 1 ? "1 age public key" : "\(keys) age public keys"
+        StanzaType.describe(types)
     }
 
     private static func unlockSource(_ environment: [String: String]) -> String {

@@ -16,12 +16,12 @@ extension StoreFactory {
     /// The age recipients for `keys`, with key material named by the `<prefix>*` variables.
     public func recipientsForNewFile(
         _ keys: NewFileKeys, prefix: String, path: String
-    ) throws(VaultError) -> [AgeRecipient] {
+    ) throws(VaultError) -> [any AgeRecipient] {
         switch keys {
         case .passphrase:
             let recipients = try fileKeys(prefix: prefix, path: path).recipientsForNewFile()
             // age allows no mix of a passphrase and public keys, and an identity is not a passphrase.
-            guard recipients.allSatisfy({ if case .scrypt = $0 { true } else { false } }) else {
+            guard recipients.allSatisfy({ $0.stanzaTypes == [.scrypt] }) else {
                 throw VaultError(
                     .usage, "needs \(prefix)PASSPHRASE, \(prefix)PASSPHRASE_FILE or a terminal, not an identity",
                     input: .passphrase)

@@ -34,4 +34,4 @@ public enum BackendKind: String, Sendable, CaseIterable {
 ///
 /// Supplied by the executable (the library never touches the terminal). Returns `nil` when there
 /// is no terminal to ask on, so that nothing ever waits for input that cannot come.
-public typealias PassphrasePrompt = (_ message: String, _ confirm: Bool) throws(VaultError) -> SecureBytes?
+public typealias PassphrasePrompt = @Sendable (_ message: String, _ confirm: Bool) throws(VaultError) -> SecureBytes?

@@ -1,4 +1,4 @@
-public import VaultAge
+import VaultAge
 
 extension StoreFactory {
     /// How vault runs age plugins: programs from the absolute folders of `PATH`, given vault's
@@ -24,20 +24,5 @@ extension StoreFactory {
     /// Seconds a person is given to answer a prompt: `VAULT_PROMPT_TIMEOUT`, else the default.
     public var promptSeconds: Double {
         (try? configuration.promptTimeout.get()) ?? Configuration.defaultPromptTimeout
-    }
-
-    /// Keys for an `AGE-PLUGIN-NAME-1...` identity given in a variable: it opens the file through
-    /// its plugin, and a new file is encrypted to the identity itself (`add-identity`), as age does.
-    func pluginIdentityKeys(_ text: String, origin: String) throws(VaultError) -> FileKeys {
-        let identity: PluginIdentity
-        do {
-            identity = try PluginIdentity(String(text.filter { !$0.isWhitespace }))
-        } catch {
-            throw VaultError(.cannotUnlock, "\(origin) is not an age plugin identity: \(error.message)")
-        }
-        let host = pluginHost()
-        return FileKeys(
-            origin: origin, identities: { [.plugin(identity, host: host)] },
-            recipientsForNewFile: { [.plugin(identity.recipient, host: host)] })
     }
 }

@@ -142,20 +142,21 @@ public struct StoreFactory {
     /// Variables are read now; files are read and the prompt asked only when the store needs keys.
     public func fileKeys(prefix: String, path: String) throws(VaultError) -> FileKeys {
         let workFactor = try scryptWorkFactor()
-        if let text = value(prefix + "IDENTITY"), PluginIdentity.looksLikePlugin(text) {
-            return try pluginIdentityKeys(text, origin: prefix + "IDENTITY")
-        }
         if let text = value(prefix + "IDENTITY") {
-            let identity = try parseIdentity(text, origin: prefix + "IDENTITY")
-            return .identity(identity, origin: prefix + "IDENTITY")
+            let identities = try parseIdentity(text, origin: prefix + "IDENTITY")
+            return FileKeys(
+                origin: prefix + "IDENTITY", identities: { identities },
+                recipientsForNewFile: { () throws(VaultError) in
+                    try FileKeys.recipients(of: identities, origin: prefix + "IDENTITY")
+                })
         }
         if let file = value(prefix + "IDENTITY_FILE") {
             let origin = "\(prefix)IDENTITY_FILE (\(file))"
-            let plugins = pluginHost()
-            let load = Once { () throws(VaultError) -> [AgeIdentity] in
+            let prompter = keyPrompter
+            let load = Once { () throws(VaultError) -> [any AgeIdentity] in
                 let bytes = try FileSystem.readPrivate(file, what: "identity file")
                 do throws(AgeError) {
-                    return try Age.parseIdentityFile(String(decoding: bytes, as: UTF8.self), plugins: plugins)
+                    return try Age.parseIdentityFile(String(decoding: bytes, as: UTF8.self), prompter: prompter)
                 } catch {
                     throw VaultError(.cannotUnlock, "\(origin): \(error.message)")
                 }
@@ -164,13 +165,7 @@ public struct StoreFactory {
                 origin: origin,
                 identities: { () throws(VaultError) in try load.value() },
                 recipientsForNewFile: { () throws(VaultError) in
-                    try load.value().map { identity -> AgeRecipient in
-                        switch identity {
-                        case .x25519(let key): .x25519(key.recipient)
-                        case .plugin(let key, let host): .plugin(key.recipient, host: host)
-                        case .scrypt(let passphrase, _): .scrypt(passphrase: passphrase, workFactor: workFactor)
-                        }
-                    }
+                    try FileKeys.recipients(of: load.value(), origin: origin)
                 })
         }
         if let passphrase = value(prefix + "PASSPHRASE") {
@@ -187,9 +182,10 @@ public struct StoreFactory {
             }
             return FileKeys(
                 origin: origin,
-                identities: { () throws(VaultError) in [.scrypt(passphrase: try load.value(), maxWorkFactor: 22)] },
+                identities: { () throws(VaultError) in [ScryptIdentity(passphrase: try load.value(), maxWorkFactor: 22)]
+                },
                 recipientsForNewFile: { () throws(VaultError) in
-                    [.scrypt(passphrase: try load.value(), workFactor: workFactor)]
+                    [ScryptRecipient(passphrase: try load.value(), workFactor: workFactor)]
                 })
         }
         let variables = ["IDENTITY", "IDENTITY_FILE", "PASSPHRASE", "PASSPHRASE_FILE"].map { prefix + $0 }
@@ -206,15 +202,31 @@ public struct StoreFactory {
         let existing = Once { () throws(VaultError) in try ask("Passphrase for \(path): ", false) }
         return FileKeys(
             origin: "the passphrase typed at the prompt",
-            identities: { () throws(VaultError) in [.scrypt(passphrase: try existing.value(), maxWorkFactor: 22)] },
+            identities: { () throws(VaultError) in [ScryptIdentity(passphrase: try existing.value(), maxWorkFactor: 22)]
+            },
             recipientsForNewFile: { () throws(VaultError) in
-                [.scrypt(passphrase: try ask("New passphrase for \(path): ", true), workFactor: workFactor)]
+                [ScryptRecipient(passphrase: try ask("New passphrase for \(path): ", true), workFactor: workFactor)]
             })
     }
 
-    private func parseIdentity(_ text: String, origin: String) throws(VaultError) -> X25519Identity {
+    /// How a key asks its questions (an encrypted SSH key's passphrase): at the terminal through
+    /// the prompt, or nobody when there is none.
+    private var keyPrompter: AgePrompter {
+        let plugins = pluginHost()
+        guard let prompt else { return AgePrompter(plugins: plugins, secret: { (_) throws(AgeError) in nil }) }
+        return AgePrompter(plugins: plugins) { (message) throws(AgeError) -> SecureBytes? in
+            do throws(VaultError) {
+                return try prompt(message, false)
+            } catch {
+                throw AgeError(kind: .cannotAsk, message: error.message)
+            }
+        }
+    }
+
+    /// The identities in `<prefix>IDENTITY`: a key of any kind the age layer reads.
+    private func parseIdentity(_ text: String, origin: String) throws(VaultError) -> [any AgeIdentity] {
         do {
-            return try X25519Identity(String(text.filter { !$0.isWhitespace }))
+            return try Age.parseIdentityFile(text, prompter: keyPrompter)
         } catch {
             throw VaultError(.cannotUnlock, "\(origin) is not an age identity (AGE-SECRET-KEY-1...): \(error.message)")
         }
@@ -223,9 +235,8 @@ public struct StoreFactory {
 
 extension StoreFactory {
     /// Parses age public keys given on the command line and in recipients files.
-    public func recipients(publicKeys: [String], files: [String]) throws(VaultError) -> [AgeRecipient] {
-        var recipients: [AgeRecipient] = []
-        let plugins = pluginHost()
+    public func recipients(publicKeys: [String], files: [String]) throws(VaultError) -> [any AgeRecipient] {
+        var recipients: [any AgeRecipient] = []
         // Never echo a recipient: a secret key there (even behind a space or a quote) would
         // reach the log; say which one it is.
         for (index, key) in publicKeys.enumerated() {
@@ -235,11 +246,7 @@ extension StoreFactory {
                     .usage, "was given an age secret key; give its public key (age-keygen -y)", input: which)
             }
             do {
-                if PluginRecipient.looksLikePlugin(key) {
-                    recipients.append(.plugin(try PluginRecipient(key), host: plugins))
-                } else {
-                    recipients.append(.x25519(try X25519Recipient(key)))
-                }
+                recipients.append(try Age.parseRecipient(key, prompter: keyPrompter))
             } catch {
                 throw VaultError(.usage, "is not an age public key (age1...): \(error.message)", input: which)
             }
@@ -249,7 +256,8 @@ extension StoreFactory {
                 throw VaultError(.usage, "the recipients file \(file) does not exist")
             }
             do {
-                recipients += try Age.parseRecipientsFile(String(decoding: bytes, as: UTF8.self), plugins: plugins)
+                recipients += try Age.parseRecipientsFile(String(decoding: bytes, as: UTF8.self), prompter: keyPrompter)
+                    .recipients
             } catch {
                 throw VaultError(.usage, "the recipients file \(file): \(error.message)")
             }

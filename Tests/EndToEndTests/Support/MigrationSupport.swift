@@ -34,7 +34,7 @@ enum VaultFile {
             object["expires"] = secret.expires
             document += try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) + [0x0A]
         }
-        let file = try Age.encrypt(document, to: [.x25519(identity.recipient)])
+        let file = try Age.encrypt(document, to: [identity.recipient])
         try Data(file).write(to: URL(fileURLWithPath: path))
     }
 
@@ -45,7 +45,7 @@ enum VaultFile {
         guard let file = FileManager.default.contents(atPath: path) else { return [:] }
         let document: [UInt8]
         do {
-            document = try Age.decrypt([UInt8](file), identities: [.x25519(identity)]).unprotectedArray
+            document = try Age.decrypt([UInt8](file), identities: [identity]).unprotectedArray
         } catch {
             throw VaultStateError(reason: "does not decrypt: \(error)")
         }

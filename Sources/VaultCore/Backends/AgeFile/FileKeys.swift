@@ -7,33 +7,48 @@ public import VaultAge
 /// these closures from the environment and the terminal; tests pass fixed keys.
 public struct FileKeys {
     /// The identities that may open an existing file.
-    public var identities: () throws(VaultError) -> [AgeIdentity]
+    public var identities: () throws(VaultError) -> [any AgeIdentity]
     /// The recipients a new file is encrypted to.
-    public var recipientsForNewFile: () throws(VaultError) -> [AgeRecipient]
+    public var recipientsForNewFile: () throws(VaultError) -> [any AgeRecipient]
     /// Where the identities come from (`VAULT_PASSPHRASE`, `the prompt`), for error messages.
     public var origin: String
 
     public init(
         origin: String,
-        identities: @escaping () throws(VaultError) -> [AgeIdentity],
-        recipientsForNewFile: @escaping () throws(VaultError) -> [AgeRecipient]
+        identities: @escaping () throws(VaultError) -> [any AgeIdentity],
+        recipientsForNewFile: @escaping () throws(VaultError) -> [any AgeRecipient]
     ) {
         self.origin = origin
         self.identities = identities
         self.recipientsForNewFile = recipientsForNewFile
     }
 
-    /// Keys for an X25519 identity: it opens the file, and a new file is encrypted to it.
-    public static func identity(_ identity: X25519Identity, origin: String) -> FileKeys {
+    /// Keys for an identity of any kind: it opens the file, and a new file is encrypted to its
+    /// recipient (public key).
+    public static func identity(_ identity: any AgeIdentity, origin: String) -> FileKeys {
         FileKeys(
-            origin: origin, identities: { [.x25519(identity)] },
-            recipientsForNewFile: { [.x25519(identity.recipient)] })
+            origin: origin, identities: { [identity] },
+            recipientsForNewFile: { () throws(VaultError) in try recipients(of: [identity], origin: origin) })
+    }
+
+    /// The recipients of `identities`, for a new file; a key that cannot name its recipient is
+    /// `.cannotUnlock` naming `origin`.
+    static func recipients(of identities: [any AgeIdentity], origin: String) throws(VaultError) -> [any AgeRecipient] {
+        var recipients: [any AgeRecipient] = []
+        for identity in identities {
+            do throws(AgeError) {
+                recipients.append(try identity.matchingRecipient())
+            } catch {
+                throw VaultError(.cannotUnlock, "\(origin): \(error.message)")
+            }
+        }
+        return recipients
     }
 
     /// Keys for a passphrase: scrypt with `workFactor` (log2 N) for a new file.
     public static func passphrase(_ passphrase: SecureBytes, workFactor: Int, origin: String) -> FileKeys {
         FileKeys(
-            origin: origin, identities: { [.scrypt(passphrase: passphrase, maxWorkFactor: 22)] },
-            recipientsForNewFile: { [.scrypt(passphrase: passphrase, workFactor: workFactor)] })
+            origin: origin, identities: { [ScryptIdentity(passphrase: passphrase, maxWorkFactor: 22)] },
+            recipientsForNewFile: { [ScryptRecipient(passphrase: passphrase, workFactor: workFactor)] })
     }
 }

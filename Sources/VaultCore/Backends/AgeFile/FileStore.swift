@@ -65,7 +65,7 @@ public final class FileStore: SecretStore {
     public var exists: Bool { FileSystem.exists(path) }
 
     /// Creates an empty vault encrypted to `recipients`; fails with `.conflict` if one exists.
-    public func create(recipients: [AgeRecipient]) throws(VaultError) {
+    public func create(recipients: [any AgeRecipient]) throws(VaultError) {
         let lock = try lockForWriting()
         defer { withExtendedLifetime(lock) {} }
         guard !FileSystem.exists(lock.path) else {
@@ -80,7 +80,7 @@ public final class FileStore: SecretStore {
     }
 
     /// Rewrites every record under new recipients with a fresh file key, atomically.
-    public func rekey(to recipients: [AgeRecipient]) throws(VaultError) {
+    public func rekey(to recipients: [any AgeRecipient]) throws(VaultError) {
         let lock = try FileLock(file: FileSystem.resolvingLink(path))
         defer { withExtendedLifetime(lock) {} }
         guard let opened = try load(lock.path), let previous = lastOpened?.file else {
@@ -282,27 +282,21 @@ public final class FileStore: SecretStore {
                         .damaged, "\(path) is damaged: its header changed since vault wrote it, and no key opens it")
                 }
                 let types = file.flatMap { try? Age.stanzaTypes(of: $0) } ?? []
-                let usable = types.filter { $0 == .x25519 || $0 == .scrypt }
-                // A plugin may open any stanza type, so a file of other types may still be vault's.
-                let plugins =
-                    (try? keys.identities())?.contains { if case .plugin = $0 { true } else { false } } ?? false
-                if plugins, usable.count < types.count {
-                    throw VaultError(
-                        .cannotUnlock,
-                        "the key from \(keys.origin) does not unlock \(path) (it is encrypted to \(types.count) recipient(s) of types \(Set(types.map(\.name)).sorted().joined(separator: ", ")))"
-                    )
-                }
-                if file != nil, usable.isEmpty {
+                let usable = types.filter(\.isReadable)
+                // A plugin identity may read any stanza type, so a file of other types may be vault's.
+                let anyType = (try? keys.identities())?.contains { $0.stanzaTypes.isEmpty } ?? false
+                if file != nil, usable.isEmpty, !anyType {
                     // No key vault accepts could open it: a wrong-key status would only invite retries.
                     throw VaultError(
                         .damaged,
-                        "\(path) is not a vault file: it is encrypted only to recipient types vault cannot use (vault uses age X25519 keys and passphrases)"
+                        "\(path) is not a vault file: it is encrypted only to recipient types vault cannot use (vault uses \(Age.readableKeyKinds))"
                     )
                 }
-                let kind = usable == [.scrypt] ? "a passphrase" : "\(usable.count) age public key(s)"
                 throw VaultError(
-                    .cannotUnlock, "the key from \(keys.origin) does not unlock \(path) (it is encrypted to \(kind))")
-            case .invalidKey:
+                    .cannotUnlock,
+                    "the key from \(keys.origin) does not unlock \(path) (it is encrypted to \(StanzaType.describe(anyType ? types : usable)))"
+                )
+            case .invalidKey, .unsupportedKey, .cannotAsk:
                 throw VaultError(.cannotUnlock, "\(keys.origin): \(error.message)")
             case .plugin:
                 throw VaultError(.unavailable, error.message)

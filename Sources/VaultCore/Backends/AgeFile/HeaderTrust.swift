@@ -67,12 +67,7 @@ public struct HeaderTrust: Sendable {
 
     /// What a list of stanza types means to a person: "2 age public keys", "a passphrase".
     public static func describe(_ types: [StanzaType]) -> String {
-        if types == [.scrypt] { return "a passphrase" }
-        let keys = types.filter { $0 == .x25519 }.count
-        var parts = [keys == 1 ? "1 age public key" : "\(keys) age public keys"]
-        let others = types.count - keys
-        if others > 0 { parts.append("\(others) stanza(s) of other types") }
-        return parts.joined(separator: " and ")
+        StanzaType.describe(types)
     }
 
     /// The record's name: the digest of the vault file's absolute path, symbolic links resolved,

@@ -1,4 +1,4 @@
-public import VaultAge
+import VaultAge
 
 #if canImport(Glibc)
     import Glibc

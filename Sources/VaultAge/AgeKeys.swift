@@ -1,0 +1,81 @@
+internal import Crypto
+
+/// The 16-byte key that encrypts a file's payload: recipients wrap it into stanzas, identities
+/// unwrap it. Only VaultAge can read its bytes; swift-crypto zeroes them when the last copy goes.
+public struct FileKey: Sendable {
+    let key: SymmetricKey
+
+    init(_ key: SymmetricKey) { self.key = key }
+}
+
+/// Someone a file is encrypted to: one kind of age recipient (X25519, scrypt, SSH, ...).
+///
+/// A kind is a type conforming to this protocol, made from text by the one table in
+/// `KeyText.swift`; code above VaultAge describes a recipient through these properties and never
+/// asks which kind it is.
+public protocol AgeRecipient: Sendable {
+    /// What the key is, for people: `age public key age1...`, `ssh-ed25519 key SHA256:... (alice)`.
+    /// Never secret.
+    var description: String { get }
+    /// The stanza types this recipient writes.
+    var stanzaTypes: [StanzaType] { get }
+    /// Whether this must be the file's only recipient (a passphrase: age's rule for scrypt).
+    var mustBeAlone: Bool { get }
+    /// Whether this recipient resists a quantum computer; age refuses to mix such recipients with
+    /// classic ones, since a classic stanza would undo the protection.
+    var isPostQuantum: Bool { get }
+    /// Wraps the file key for this recipient into one or more stanzas.
+    func wrap(_ fileKey: FileKey) throws(AgeError) -> [Stanza]
+    /// Whether `stanza` was plausibly written for this recipient, judged from what the stanza
+    /// shows (an SSH stanza's key tag); false when a stanza shows nothing about its recipient.
+    func recognizes(_ stanza: Stanza) -> Bool
+}
+
+/// Something that can unwrap a file key: one kind of age identity (X25519, scrypt, SSH, ...).
+public protocol AgeIdentity: Sendable {
+    /// What the key is, for people, e.g. `ssh-ed25519 key SHA256:... (alice)`. Never secret.
+    var description: String { get }
+    /// The stanza types this identity reads; it ignores all others.
+    var stanzaTypes: [StanzaType] { get }
+    /// Whether unwrapping needs a person: a passphrase typed for an encrypted SSH key, a PIN or a
+    /// touch for a hardware key. A caller may keep the unwrapped file key to ask less often.
+    var needsPerson: Bool { get }
+    /// The recipient a new file for this identity is encrypted to (its public key).
+    func matchingRecipient() throws(AgeError) -> any AgeRecipient
+    /// Unwraps the file key from the first stanza addressed to this identity; nil when none is.
+    ///
+    /// A malformed stanza of a type this identity reads is a `.header` error, found before any
+    /// key is tried; stanzas of other types are ignored.
+    func unwrap(_ stanzas: [Stanza]) throws(AgeError) -> FileKey?
+}
+
+extension AgeRecipient {
+    public var mustBeAlone: Bool { false }
+    public var isPostQuantum: Bool { false }
+    public func recognizes(_ stanza: Stanza) -> Bool { false }
+}
+
+extension AgeIdentity {
+    public var needsPerson: Bool { false }
+}
+
+/// How a key asks a person for something while it is being used (an encrypted SSH key's
+/// passphrase). The executable answers at the terminal; without one, `secret` returns nil and
+/// the key fails with `.cannotAsk`. The library itself never prompts.
+public struct AgePrompter: Sendable {
+    /// Asks for a secret (shown as `prompt`, not echoed); nil when nobody can answer.
+    public var secret: @Sendable (_ prompt: String) throws(AgeError) -> SecureBytes?
+    /// How plugin keys (`age1NAME1...`, `AGE-PLUGIN-NAME-1...`) start their plugin and have its
+    /// questions answered; nil: plugin keys are refused as unsupported.
+    public var plugins: PluginHost?
+
+    public init(
+        plugins: PluginHost? = nil, secret: @escaping @Sendable (_ prompt: String) throws(AgeError) -> SecureBytes?
+    ) {
+        self.secret = secret
+        self.plugins = plugins
+    }
+
+    /// Nobody to ask: every question fails with `.cannotAsk`, and plugin keys are refused.
+    public static let nobody = AgePrompter(secret: { (_) throws(AgeError) in nil })
+}

@@ -1,0 +1,68 @@
+/// Every kind of key vault reads from text, declared once: how a recipient line, an identity line
+/// or a whole identity file is recognised and parsed, and how its stanzas are named to people.
+///
+/// Adding a kind adds a type conforming to ``AgeRecipient`` or ``AgeIdentity`` and entries here;
+/// nothing outside VaultAge lists the kinds. Formats are tried in order; the first that accepts
+/// the text parses it, so a specific prefix (`age1pq1`) comes before a general one (`age1`).
+enum KeyKinds {
+    /// A textual recipient: a cheap test on a trimmed line, then its parser.
+    struct RecipientFormat: Sendable {
+        let accepts: @Sendable (String) -> Bool
+        let parse: @Sendable (String, AgePrompter) throws(AgeError) -> any AgeRecipient
+    }
+
+    /// A textual identity: one line of an identity file, or a whole file (an OpenSSH private key).
+    struct IdentityFormat: Sendable {
+        let wholeFile: Bool
+        let accepts: @Sendable (String) -> Bool
+        let parse: @Sendable (String, AgePrompter) throws(AgeError) -> any AgeIdentity
+    }
+
+    static let recipients: [RecipientFormat] = [
+        refused(prefix: "age1pq1", "post-quantum recipients are not supported"),
+        // Bech32 data never contains "1", so a second "1" means a plugin name (age1yubikey1...).
+        RecipientFormat(
+            accepts: { $0.hasPrefix("age1") && $0.dropFirst(4).contains("1") },
+            parse: { (text, prompter) throws(AgeError) in
+                guard let plugins = prompter.plugins else { throw .invalidKey("plugin recipients are not supported") }
+                return try PluginRecipient(text, host: plugins)
+            }),
+        refused(prefix: "ssh-", "SSH recipients are not supported"),
+        refused(prefix: "ecdsa-", "SSH recipients are not supported"),
+        refused(prefix: "sk-", "SSH recipients are not supported"),
+        // Last: anything else is read as an X25519 recipient, whose errors say what age1... needs.
+        RecipientFormat(accepts: { _ in true }, parse: { (text, _) throws(AgeError) in try X25519Recipient(text) }),
+    ]
+
+    static let identities: [IdentityFormat] = [
+        IdentityFormat(
+            wholeFile: false, accepts: { $0.hasPrefix("AGE-PLUGIN-") },
+            parse: { (text, prompter) throws(AgeError) in
+                guard let plugins = prompter.plugins else { throw .invalidKey("plugin identities are not supported") }
+                return try PluginIdentity(text, host: plugins)
+            }),
+        IdentityFormat(
+            wholeFile: false, accepts: { $0.hasPrefix("AGE-SECRET-KEY-PQ-") || $0.hasPrefix("age-secret-key-pq-") },
+            parse: { (_, _) throws(AgeError) in throw .invalidKey("post-quantum identities are not supported") }),
+        IdentityFormat(
+            wholeFile: true, accepts: { $0.hasPrefix("-----BEGIN OPENSSH PRIVATE KEY-----") },
+            parse: { (_, _) throws(AgeError) in throw .invalidKey("SSH identities are not supported") }),
+        IdentityFormat(
+            wholeFile: false, accepts: { _ in true },
+            parse: { (text, _) throws(AgeError) in try X25519Identity(text) }),
+    ]
+
+    /// What one stanza of each readable type is called, for ``StanzaType/describe(_:)``.
+    static let stanzaNouns: [StanzaType: (singular: String, plural: String)] = [
+        .x25519: ("age public key", "age public keys"),
+        .scrypt: ("passphrase", "passphrases"),
+    ]
+
+    /// The kinds of key vault opens files with, for messages.
+    static let readableKinds = "age X25519 keys and passphrases"
+
+    private static func refused(prefix: String, _ message: String) -> RecipientFormat {
+        RecipientFormat(
+            accepts: { $0.hasPrefix(prefix) }, parse: { (_, _) throws(AgeError) in throw .invalidKey(message) })
+    }
+}
