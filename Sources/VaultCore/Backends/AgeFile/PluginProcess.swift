@@ -53,7 +53,8 @@ struct PluginProcessLauncher: PluginLauncher {
         }
         do {
             let child = try ChildProcess.spawn(
-                path, arguments: [path, "--age-plugin=\(stateMachine)"], environment: environment, input: .socket,
+                path, arguments: [path, PluginCommandLine.argument(stateMachine: stateMachine)],
+                environment: environment, input: .socket,
                 keepErrorOutput: keepErrorOutput)
             return PluginProcess(child: child, name: name, waitLimit: seconds, waitLimitName: waitLimitName)
         } catch {
