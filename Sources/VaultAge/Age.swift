@@ -105,6 +105,12 @@ public enum Age {
         return try Header.parse(binary).stanzas.map(\.kind)
     }
 
+    /// The header's stanzas, read without decrypting (header trust names the SSH keys in them).
+    public static func stanzas(of file: [UInt8]) throws(AgeError) -> [Stanza] {
+        let binary = Armor.looksArmored(file) ? try Armor.decode(file) : file
+        return try Header.parse(binary).stanzas
+    }
+
     static func unwrapFileKey(_ stanzas: [Stanza], identities: [any AgeIdentity]) throws(AgeError) -> SymmetricKey {
         if stanzas.contains(where: { $0.type == Scrypt.stanzaType }) && stanzas.count != 1 {
             throw .header("an scrypt stanza must be the only stanza in the header")

@@ -29,6 +29,9 @@ public protocol AgeRecipient: Sendable {
     /// Whether `stanza` was plausibly written for this recipient, judged from what the stanza
     /// shows (an SSH stanza's key tag); false when a stanza shows nothing about its recipient.
     func recognizes(_ stanza: Stanza) -> Bool
+    /// The recipient as one line of a recipients file, which ``Age/parseRecipient(_:)`` reads
+    /// back; nil when it must not be written down (a passphrase).
+    var recipientLine: String? { get }
 }
 
 /// Something that can unwrap a file key: one kind of age identity (X25519, scrypt, SSH, ...).
@@ -53,6 +56,7 @@ extension AgeRecipient {
     public var mustBeAlone: Bool { false }
     public var isPostQuantum: Bool { false }
     public func recognizes(_ stanza: Stanza) -> Bool { false }
+    public var recipientLine: String? { nil }
 }
 
 extension AgeIdentity {

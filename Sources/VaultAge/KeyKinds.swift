@@ -27,9 +27,9 @@ enum KeyKinds {
                 guard let plugins = prompter.plugins else { throw .invalidKey("plugin recipients are not supported") }
                 return try PluginRecipient(text, host: plugins)
             }),
-        refused(prefix: "ssh-", "SSH recipients are not supported"),
-        refused(prefix: "ecdsa-", "SSH recipients are not supported"),
-        refused(prefix: "sk-", "SSH recipients are not supported"),
+        RecipientFormat(
+            accepts: SSHPublicKey.looksLikeLine,
+            parse: { (line, _) throws(AgeError) in try SSHKeys.recipient(line: line) }),
         // Last: anything else is read as an X25519 recipient, whose errors say what age1... needs.
         RecipientFormat(accepts: { _ in true }, parse: { (text, _) throws(AgeError) in try X25519Recipient(text) }),
     ]
@@ -45,8 +45,13 @@ enum KeyKinds {
             wholeFile: false, accepts: { $0.hasPrefix("AGE-SECRET-KEY-PQ-") || $0.hasPrefix("age-secret-key-pq-") },
             parse: { (_, _) throws(AgeError) in throw .invalidKey("post-quantum identities are not supported") }),
         IdentityFormat(
-            wholeFile: true, accepts: { $0.hasPrefix("-----BEGIN OPENSSH PRIVATE KEY-----") },
-            parse: { (_, _) throws(AgeError) in throw .invalidKey("SSH identities are not supported") }),
+            wholeFile: true, accepts: { $0 == OpenSSHPrivateKey.begin }, parse: SSHKeys.identity(text:prompter:)),
+        IdentityFormat(
+            wholeFile: true, accepts: { $0.hasPrefix("-----BEGIN") && $0.hasSuffix("PRIVATE KEY-----") },
+            parse: { (_, _) throws(AgeError) in
+                throw .unsupportedKey(
+                    "a PEM private key; vault reads SSH keys in OpenSSH's format (convert with ssh-keygen -p -f FILE)")
+            }),
         IdentityFormat(
             wholeFile: false, accepts: { _ in true },
             parse: { (text, _) throws(AgeError) in try X25519Identity(text) }),
@@ -56,10 +61,12 @@ enum KeyKinds {
     static let stanzaNouns: [StanzaType: (singular: String, plural: String)] = [
         .x25519: ("age public key", "age public keys"),
         .scrypt: ("passphrase", "passphrases"),
+        StanzaType(SSHEd25519.stanzaType): ("SSH ed25519 key", "SSH ed25519 keys"),
+        StanzaType(SSHRSA.stanzaType): ("SSH RSA key", "SSH RSA keys"),
     ]
 
     /// The kinds of key vault opens files with, for messages.
-    static let readableKinds = "age X25519 keys and passphrases"
+    static let readableKinds = "age X25519 keys, SSH ed25519 and RSA keys, and passphrases"
 
     private static func refused(prefix: String, _ message: String) -> RecipientFormat {
         RecipientFormat(

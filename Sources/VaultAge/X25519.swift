@@ -130,6 +130,8 @@ public struct X25519Recipient: AgeRecipient, Hashable {
 
     public var description: String { "age public key \(encoded)" }
 
+    public var recipientLine: String? { encoded }
+
     public var stanzaTypes: [StanzaType] { [.x25519] }
 
     /// Wraps the file key in a new X25519 stanza with a fresh ephemeral key.

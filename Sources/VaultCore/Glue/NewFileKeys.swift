@@ -12,11 +12,31 @@ public enum NewFileKeys: Sendable, Equatable {
     case automatic
 }
 
+/// The recipients a new or rekeyed file is encrypted to, and what was left out on the way.
+public struct NewFileRecipients: Sendable {
+    /// The recipients, in the order given.
+    public var recipients: [any AgeRecipient]
+    /// One line per recipients-file line skipped (a key type age cannot use), naming the file,
+    /// the line number and the type, never the key. The front end shows them as warnings.
+    public var warnings: [String] = []
+
+    public init(recipients: [any AgeRecipient], warnings: [String] = []) {
+        self.recipients = recipients
+        self.warnings = warnings
+    }
+
+    /// The recipients for people: each key's description, or a count when there are many.
+    public var summary: String {
+        guard recipients.count <= 3 else { return "\(recipients.count) recipients" }
+        return recipients.map(\.description).joined(separator: ", ")
+    }
+}
+
 extension StoreFactory {
     /// The age recipients for `keys`, with key material named by the `<prefix>*` variables.
     public func recipientsForNewFile(
         _ keys: NewFileKeys, prefix: String, path: String
-    ) throws(VaultError) -> [any AgeRecipient] {
+    ) throws(VaultError) -> NewFileRecipients {
         switch keys {
         case .passphrase:
             let recipients = try fileKeys(prefix: prefix, path: path).recipientsForNewFile()
@@ -26,11 +46,11 @@ extension StoreFactory {
                     .usage, "needs \(prefix)PASSPHRASE, \(prefix)PASSPHRASE_FILE or a terminal, not an identity",
                     input: .passphrase)
             }
-            return recipients
+            return NewFileRecipients(recipients: recipients)
         case .recipients(let publicKeys, let files):
             return try recipients(publicKeys: publicKeys, files: files)
         case .automatic:
-            return try fileKeys(prefix: prefix, path: path).recipientsForNewFile()
+            return NewFileRecipients(recipients: try fileKeys(prefix: prefix, path: path).recipientsForNewFile())
         }
     }
 }

@@ -235,8 +235,9 @@ public struct StoreFactory {
 
 extension StoreFactory {
     /// Parses age public keys given on the command line and in recipients files.
-    public func recipients(publicKeys: [String], files: [String]) throws(VaultError) -> [any AgeRecipient] {
+    public func recipients(publicKeys: [String], files: [String]) throws(VaultError) -> NewFileRecipients {
         var recipients: [any AgeRecipient] = []
+        var warnings: [String] = []
         // Never echo a recipient: a secret key there (even behind a space or a quote) would
         // reach the log; say which one it is.
         for (index, key) in publicKeys.enumerated() {
@@ -248,7 +249,8 @@ extension StoreFactory {
             do {
                 recipients.append(try Age.parseRecipient(key, prompter: keyPrompter))
             } catch {
-                throw VaultError(.usage, "is not an age public key (age1...): \(error.message)", input: which)
+                let what = "is not an age public key (age1...) or SSH public key (ssh-ed25519, ssh-rsa)"
+                throw VaultError(.usage, "\(what): \(error.message)", input: which)
             }
         }
         for file in files {
@@ -256,14 +258,16 @@ extension StoreFactory {
                 throw VaultError(.usage, "the recipients file \(file) does not exist")
             }
             do {
-                recipients += try Age.parseRecipientsFile(String(decoding: bytes, as: UTF8.self), prompter: keyPrompter)
-                    .recipients
+                let parsed = try Age.parseRecipientsFile(String(decoding: bytes, as: UTF8.self), prompter: keyPrompter)
+                recipients += parsed.recipients
+                // age skips such lines too (GitHub's USER.keys often lists an ecdsa key); say so.
+                warnings += parsed.skipped.map { "the recipients file \(file) line \($0.line): \($0.reason); skipped" }
             } catch {
                 throw VaultError(.usage, "the recipients file \(file): \(error.message)")
             }
         }
         guard !recipients.isEmpty else { throw VaultError(.usage, "the recipients files hold no public key") }
-        return recipients
+        return NewFileRecipients(recipients: recipients, warnings: warnings)
     }
 }
 

@@ -23,8 +23,9 @@ extension CommandSpec {
             let store = try invocation.factory.makeFileStore()
             let recipients = try invocation.factory.recipientsForNewFile(
                 try RecipientOptions.choice(invocation), prefix: "VAULT_", path: store.path)
-            try store.create(recipients: recipients)
-            StandardIO.error("created \(store.path)")
+            for warning in recipients.warnings { StandardIO.error("warning: \(warning)") }
+            try store.create(recipients: recipients.recipients)
+            StandardIO.error("created \(store.path), encrypted to \(recipients.summary)")
             return ExitStatus.success
         })
 }
@@ -58,8 +59,10 @@ extension CommandSpec {
             _ = try store.list(service: nil)
             let recipients = try invocation.factory.recipientsForNewFile(
                 try RecipientOptions.choice(invocation), prefix: "VAULT_TO_", path: store.path)
-            try store.rekey(to: recipients)
-            StandardIO.error("rekeyed \(store.path); the previous key no longer opens it")
+            for warning in recipients.warnings { StandardIO.error("warning: \(warning)") }
+            try store.rekey(to: recipients.recipients)
+            StandardIO.error(
+                "rekeyed \(store.path), now encrypted to \(recipients.summary); the previous key no longer opens it")
             return ExitStatus.success
         })
 }

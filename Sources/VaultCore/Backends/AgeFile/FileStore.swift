@@ -75,7 +75,8 @@ public final class FileStore: SecretStore {
             try Age.encryptReturningEnvelope(VaultDocument.encode([]), to: recipients)
         }
         try HeaderRecord.record(header: envelope.headerBytes, previousFile: nil, lock: lock)
-        try trust?.remember(header: envelope.headerBytes, types: envelope.stanzaTypes, path: lock.path)
+        try trust?.remember(
+            header: envelope.headerBytes, types: envelope.stanzaTypes, path: lock.path, recipients: recipients)
         try FileSystem.writeAtomically(file, lock: lock)
     }
 
@@ -93,7 +94,7 @@ public final class FileStore: SecretStore {
         try HeaderRecord.record(header: envelope.headerBytes, previousFile: previous, lock: lock)
         try trust?.remember(
             header: envelope.headerBytes, types: envelope.stanzaTypes, previous: opened.envelope.headerBytes,
-            path: lock.path)
+            path: lock.path, recipients: recipients)
         try FileSystem.writeAtomically(file, lock: lock)
         // The old header is no longer on disk: stop trusting it. Should this fail, the old
         // header stays trusted as well, as it was until now; the rekey itself has happened.
@@ -247,7 +248,8 @@ public final class FileStore: SecretStore {
                 try Age.encryptReturningEnvelope(document, to: recipients)
             }
             try HeaderRecord.record(header: written.headerBytes, previousFile: nil, lock: lock)
-            try trust?.remember(header: written.headerBytes, types: written.stanzaTypes, path: lock.path)
+            try trust?.remember(
+                header: written.headerBytes, types: written.stanzaTypes, path: lock.path, recipients: recipients)
         }
         try FileSystem.writeAtomically(file, lock: lock)
         lastOpened = (file, Opened(plaintext: document, envelope: written))

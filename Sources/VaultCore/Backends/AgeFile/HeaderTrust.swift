@@ -33,6 +33,9 @@ public struct HeaderTrust: Sendable {
     struct Record: Equatable {
         var digests: [String]
         var types: [StanzaType]
+        /// The recipients given to `init`, `rekey` or the first `set`, as recipients-file lines
+        /// (public keys only), so that a changed header can name the keys it recognises.
+        var recipients: [String] = []
     }
 
     /// Throws `.damaged` if `header` is not the one remembered for the vault file `path` (symbolic
@@ -44,10 +47,24 @@ public struct HeaderTrust: Sendable {
             return
         }
         guard !record.digests.contains(digest) else { return }
+        let known = Self.recognised(in: header, among: record.recipients)
         throw VaultError(
             .damaged,
-            "the recipients of \(path) changed since you last wrote it (\(Self.change(from: record.types, to: types))); "
+            "the recipients of \(path) changed since you last wrote it (\(Self.change(from: record.types, to: types))\(known)); "
                 + "new secrets would go to them too, so writes stop", remedy: .trustHeader)
+    }
+
+    /// The keys among `recipients` that the header's stanzas show (an SSH stanza carries a 4-byte
+    /// tag of its key), and how many stanzas show none of them; empty when the header shows none
+    /// of them (an X25519 stanza names nobody).
+    static func recognised(in header: [UInt8], among recipients: [String]) -> String {
+        let given = recipients.compactMap { try? Age.parseRecipient($0) }
+        guard let stanzas = try? Age.stanzas(of: header) else { return "" }
+        let named = given.filter { recipient in stanzas.contains { recipient.recognizes($0) } }
+        guard !named.isEmpty else { return "" }
+        let others = stanzas.filter { stanza in !named.contains { $0.recognizes(stanza) } }.count
+        return "; of the keys you gave it names \(named.map(\.description).joined(separator: ", ")), "
+            + "and has \(others) other stanza(s)"
     }
 
     /// What changed between two headers' stanza types, for the message.
@@ -60,9 +77,17 @@ public struct HeaderTrust: Sendable {
 
     /// Remembers `header` as the one this user wrote (or accepted) for the vault file `path`,
     /// keeping `previous` trusted too (a rekey in progress).
-    func remember(header: [UInt8], types: [StanzaType], previous: [UInt8]? = nil, path: String) throws(VaultError) {
+    ///
+    /// `recipients` are those the header was just written for; when nil (a header accepted with
+    /// `vault trust`, a rekey's second step), the ones remembered before are kept.
+    func remember(
+        header: [UInt8], types: [StanzaType], previous: [UInt8]? = nil, path: String,
+        recipients: [any AgeRecipient]? = nil
+    ) throws(VaultError) {
         let digests = [Digest.hex(header)] + (previous.map { [Digest.hex($0)] } ?? [])
-        try remember(Record(digests: digests, types: types), for: path)
+        var lines = recipients?.compactMap(\.recipientLine) ?? []
+        if recipients == nil { lines = try record(for: path)?.recipients ?? [] }
+        try remember(Record(digests: digests, types: types, recipients: lines), for: path)
     }
 
     /// What a list of stanza types means to a person: "2 age public keys", "a passphrase".
@@ -85,7 +110,11 @@ public struct HeaderTrust: Sendable {
         guard lines.count >= 3 else { return nil }
         let digests = lines[1].split(separator: " ").map(String.init)
         guard !digests.isEmpty, digests.allSatisfy({ $0.utf8.count == 64 }) else { return nil }
-        return Record(digests: digests, types: lines[2].split(separator: " ").map { StanzaType(String($0)) })
+        // Lines 4 and on: "recipient " and a public key the header was written for.
+        let recipients = lines.dropFirst(3).compactMap { $0.hasPrefix("recipient ") ? String($0.dropFirst(10)) : nil }
+        return Record(
+            digests: digests, types: lines[2].split(separator: " ").map { StanzaType(String($0)) },
+            recipients: recipients)
     }
 
     private func remember(_ record: Record, for path: String) throws(VaultError) {
@@ -93,10 +122,11 @@ public struct HeaderTrust: Sendable {
         // but leaves no root-owned file in their home, which would stop their own writes.
         guard FileSystem.ownerOfNearestExisting(directory) == geteuid() else { return }
         try FileSystem.makeDirectories(directory)
-        let lines = [
-            FileSystem.canonicalPath(path), record.digests.joined(separator: " "),
-            record.types.map(\.name).joined(separator: " "),
-        ]
+        let lines =
+            [
+                FileSystem.canonicalPath(path), record.digests.joined(separator: " "),
+                record.types.map(\.name).joined(separator: " "),
+            ] + record.recipients.filter { !$0.contains(where: \.isNewline) }.map { "recipient " + $0 }
         let text = lines.joined(separator: "\n") + "\n"
         try FileSystem.writeAtomically(Array(text.utf8), directory: directory, name: recordName(for: path))
     }
