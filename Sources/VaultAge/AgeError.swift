@@ -20,8 +20,14 @@ public struct AgeError: Error, Sendable, Equatable, CustomStringConvertible {
         case workFactor
         /// A key of a kind vault recognises but cannot use (`ecdsa-sha2-*` SSH keys, say).
         case unsupportedKey
-        /// Unwrapping needs a person (an encrypted key's passphrase) and nobody can be asked.
+        /// Unwrapping needs a person (an encrypted key's passphrase, a plugin's PIN or touch) and
+        /// nobody can be asked.
         case cannotAsk
+        /// An age plugin could not do its part: not found, would not start, crashed, hung, or
+        /// answered something that is not the plugin protocol.
+        case plugin
+        /// An age plugin refused: it answered `error` (a revoked key, a wrong PIN).
+        case pluginRefused
     }
 
     /// What went wrong.
@@ -44,5 +50,6 @@ extension AgeError {
     static func payload(_ message: String) -> AgeError { AgeError(kind: .payload, message: message) }
     static func armor(_ message: String) -> AgeError { AgeError(kind: .armor, message: message) }
     static func invalidKey(_ message: String) -> AgeError { AgeError(kind: .invalidKey, message: message) }
+    static func plugin(_ message: String) -> AgeError { AgeError(kind: .plugin, message: message) }
     static func unsupportedKey(_ message: String) -> AgeError { AgeError(kind: .unsupportedKey, message: message) }
 }

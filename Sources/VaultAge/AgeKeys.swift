@@ -69,11 +69,17 @@ extension AgeIdentity {
 public struct AgePrompter: Sendable {
     /// Asks for a secret (shown as `prompt`, not echoed); nil when nobody can answer.
     public var secret: @Sendable (_ prompt: String) throws(AgeError) -> SecureBytes?
+    /// How plugin keys (`age1NAME1...`, `AGE-PLUGIN-NAME-1...`) start their plugin and have its
+    /// questions answered; nil: plugin keys are refused as unsupported.
+    public var plugins: PluginHost?
 
-    public init(secret: @escaping @Sendable (_ prompt: String) throws(AgeError) -> SecureBytes?) {
+    public init(
+        plugins: PluginHost? = nil, secret: @escaping @Sendable (_ prompt: String) throws(AgeError) -> SecureBytes?
+    ) {
         self.secret = secret
+        self.plugins = plugins
     }
 
-    /// Nobody to ask: every question fails with `.cannotAsk`.
+    /// Nobody to ask: every question fails with `.cannotAsk`, and plugin keys are refused.
     public static let nobody = AgePrompter(secret: { (_) throws(AgeError) in nil })
 }

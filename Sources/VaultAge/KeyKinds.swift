@@ -8,7 +8,7 @@ enum KeyKinds {
     /// A textual recipient: a cheap test on a trimmed line, then its parser.
     struct RecipientFormat: Sendable {
         let accepts: @Sendable (String) -> Bool
-        let parse: @Sendable (String) throws(AgeError) -> any AgeRecipient
+        let parse: @Sendable (String, AgePrompter) throws(AgeError) -> any AgeRecipient
     }
 
     /// A textual identity: one line of an identity file, or a whole file (an OpenSSH private key).
@@ -30,16 +30,24 @@ enum KeyKinds {
         // Bech32 data never contains "1", so a second "1" means a plugin name (age1yubikey1...).
         RecipientFormat(
             accepts: { $0.hasPrefix("age1") && $0.dropFirst(4).contains("1") },
-            parse: { (_) throws(AgeError) in throw .invalidKey("plugin recipients are not supported") }),
-        RecipientFormat(accepts: SSHPublicKey.looksLikeLine, parse: SSHKeys.recipient(line:)),
+            parse: { (text, prompter) throws(AgeError) in
+                guard let plugins = prompter.plugins else { throw .invalidKey("plugin recipients are not supported") }
+                return try PluginRecipient(text, host: plugins)
+            }),
+        RecipientFormat(
+            accepts: SSHPublicKey.looksLikeLine,
+            parse: { (line, _) throws(AgeError) in try SSHKeys.recipient(line: line) }),
         // Last: anything else is read as an X25519 recipient, whose errors say what age1... needs.
-        RecipientFormat(accepts: { _ in true }, parse: { (text) throws(AgeError) in try X25519Recipient(text) }),
+        RecipientFormat(accepts: { _ in true }, parse: { (text, _) throws(AgeError) in try X25519Recipient(text) }),
     ]
 
     static let identities: [IdentityFormat] = [
         IdentityFormat(
             wholeFile: false, accepts: { $0.hasPrefix("AGE-PLUGIN-") },
-            parse: { (_, _) throws(AgeError) in throw .invalidKey("plugin identities are not supported") }),
+            parse: { (text, prompter) throws(AgeError) in
+                guard let plugins = prompter.plugins else { throw .invalidKey("plugin identities are not supported") }
+                return try PluginIdentity(text, host: plugins)
+            }),
         IdentityFormat(
             wholeFile: false, accepts: { $0.hasPrefix("AGE-SECRET-KEY-PQ-") || $0.hasPrefix("age-secret-key-pq-") },
             parse: { (text, _) throws(AgeError) in try HybridIdentity(text) }),
@@ -70,6 +78,6 @@ enum KeyKinds {
 
     private static func refused(prefix: String, _ message: String) -> RecipientFormat {
         RecipientFormat(
-            accepts: { $0.hasPrefix(prefix) }, parse: { (_) throws(AgeError) in throw .invalidKey(message) })
+            accepts: { $0.hasPrefix(prefix) }, parse: { (_, _) throws(AgeError) in throw .invalidKey(message) })
     }
 }

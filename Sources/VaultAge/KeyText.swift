@@ -18,10 +18,13 @@ extension Age {
     /// Parses one recipient (`age1...`, and the other kinds in `KeyKinds`).
     ///
     /// Messages never quote the text, which may be a secret key given by mistake.
-    public static func parseRecipient(_ text: String) throws(AgeError) -> any AgeRecipient {
+    /// `prompter` starts plugins (`age1NAME1...`); without its ``AgePrompter/plugins`` they are refused.
+    public static func parseRecipient(_ text: String, prompter: AgePrompter = .nobody) throws(AgeError)
+        -> any AgeRecipient
+    {
         let format =
             KeyKinds.recipients.first { $0.accepts(text) } ?? KeyKinds.recipients[KeyKinds.recipients.count - 1]
-        return try format.parse(text)
+        return try format.parse(text, prompter)
     }
 
     /// Parses a recipients file: one recipient per line, `#` comments, blank lines.
@@ -29,11 +32,13 @@ extension Age {
     /// A key of a kind vault recognises but cannot use (`.unsupportedKey`) is skipped and listed
     /// in ``AgeRecipientsFile/skipped``, as age does; any other bad line is an `.invalidKey` error
     /// naming its line number. A file left with no recipient is `.invalidKey`.
-    public static func parseRecipientsFile(_ text: String) throws(AgeError) -> AgeRecipientsFile {
+    public static func parseRecipientsFile(_ text: String, prompter: AgePrompter = .nobody) throws(AgeError)
+        -> AgeRecipientsFile
+    {
         var file = AgeRecipientsFile(recipients: [], skipped: [])
         for (number, line) in keyLines(text) {
             do {
-                file.recipients.append(try parseRecipient(line))
+                file.recipients.append(try parseRecipient(line, prompter: prompter))
             } catch {
                 guard error.kind == .unsupportedKey else {
                     throw .invalidKey("recipients file line \(number): \(error.message)")

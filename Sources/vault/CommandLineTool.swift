@@ -32,9 +32,11 @@ enum CommandLineTool {
                 return ExitStatus.success
             }
             let configuration = ProcessEnvironment.configuration(environment())
-            let factory = StoreFactory(
+            var factory = StoreFactory(
                 options: parsed.global, configuration: configuration,
                 prompt: Terminal.passphrasePrompt(allowed: configuration.allowsPrompts))
+            factory.pluginPrompts = Terminal.pluginPrompts(
+                allowed: configuration.allowsPrompts, timeout: factory.promptSeconds)
             return try command.run(Invocation(commandLine: parsed, factory: factory))
         } catch {
             StandardIO.error(error.wording)

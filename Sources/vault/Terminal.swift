@@ -11,8 +11,11 @@ import VaultCore
 /// ``Configuration/allowsPrompts``: `CI` is on): the caller gets `nil` and fails with a message
 /// that names the environment variables to set instead.
 enum Terminal {
-    /// Reads one line without echo, after printing `message` on the terminal.
-    static func ask(_ message: String, allowed: Bool) throws(VaultError) -> SecureBytes? {
+    /// Reads one line without echo (with echo unless `secret`), after printing `message` on the
+    /// terminal; nil also when `timeout` seconds pass before the line ends.
+    static func ask(
+        _ message: String, allowed: Bool, secret: Bool = true, timeout: Double? = nil
+    ) throws(VaultError) -> SecureBytes? {
         guard allowed else { return nil }
         let fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
@@ -20,8 +23,10 @@ enum Terminal {
         var saved = termios()
         guard tcgetattr(fd, &saved) == 0 else { return nil }
         var quiet = saved
-        quiet.c_lflag &= ~tcflag_t(ECHO)
-        quiet.c_lflag |= tcflag_t(ECHONL)
+        if secret {
+            quiet.c_lflag &= ~tcflag_t(ECHO)
+            quiet.c_lflag |= tcflag_t(ECHONL)
+        }
         // Echo goes off before the prompt appears: a line typed as soon as the prompt shows
         // must be neither echoed nor thrown away by TCSAFLUSH.
         EchoGuard.install(fd: fd, saved: saved)
@@ -34,7 +39,17 @@ enum Terminal {
         var line = SecureBytes()
         line.reserveCapacity(4096)  // typed secrets fit; a longer line grows, zeroing what it outgrows
         var byte: UInt8 = 0
+        let end = timeout.map { Deadline(seconds: $0) }
         while true {
+            if let end {
+                var waiting = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                guard case .success(let ready) = valueOrErrno({ poll(&waiting, 1, Int32(end.remainingMilliseconds)) }),
+                    ready > 0
+                else {
+                    try StandardIO.write("\n".utf8, to: fd)
+                    return nil
+                }
+            }
             guard case .success(1) = valueOrErrno({ read(fd, &byte, 1) }), byte != 0x0A else { break }
             line.append(byte)
             if line.count > Vault.maximumValueSize {
@@ -57,6 +72,42 @@ enum Terminal {
             }
             return first
         }
+    }
+}
+
+extension Terminal {
+    /// The answers to an age plugin's questions, asked on the terminal: a message is shown, a
+    /// PIN is read without echo, a confirmation is a typed choice. Each question gives the person
+    /// `timeout` seconds (`VAULT_PROMPT_TIMEOUT`). Without a terminal, or when prompts are not
+    /// `allowed` (`CI`), every question is answered nil, which the plugin is told as `fail`.
+    static func pluginPrompts(allowed: Bool, timeout: Double) -> PluginPrompts {
+        PluginPrompts(
+            show: { name, message in
+                guard allowed else { return false }
+                let fd = open("/dev/tty", O_WRONLY | O_NOCTTY | O_CLOEXEC)
+                guard fd >= 0 else { return false }
+                defer { close(fd) }
+                return (try? StandardIO.write("age-plugin-\(name): \(message)\n".utf8, to: fd)) != nil
+            },
+            ask: { name, message, secret in
+                let answer = try? ask(
+                    "age-plugin-\(name): \(message): ", allowed: allowed, secret: secret, timeout: timeout)
+                return answer ?? nil
+            },
+            confirm: { name, message, yes, no in
+                let choices = no.map { "[y] \(yes) / [n] \($0)" } ?? "[y] \(yes)"
+                guard
+                    let typed =
+                        (try? ask(
+                            "age-plugin-\(name): \(message) \(choices): ", allowed: allowed, secret: false,
+                            timeout: timeout))
+                        ?? nil
+                else { return nil }
+                let answer = String(decoding: typed.unprotectedArray, as: UTF8.self).lowercased()
+                if answer == "y" || answer == yes.lowercased() { return true }
+                if no != nil, answer == "n" || answer == no?.lowercased() { return false }
+                return nil
+            })
     }
 }
 

@@ -147,6 +147,34 @@ enum FuzzHarness {
         return nil
     }
 
+    /// The age plugin protocol: the stanza reader on bytes that arrive in pieces, and a whole
+    /// `identity-v1` session with a plugin whose output is the input (the client's messages
+    /// go nowhere). The reader must never crash, every stanza it returns must encode to bytes it
+    /// reads back the same, and a session ends in a 16-byte file key, nil, or one-line error.
+    static func plugin(_ bytes: [UInt8]) -> String? {
+        let pieceSize = Int(bytes.first ?? 1) % 61 + 1
+        var reader = PluginStanzaReader(receive: PluginBytes(bytes.dropFirst(), pieceSize: pieceSize).receive)
+        while let stanza = try? reader.next() {
+            guard stanza.body.count <= PluginStanzaReader.maximumBody else { return "a body over the limit was read" }
+            var again = PluginStanzaReader(
+                receive: PluginBytes(stanza.encoded.unprotectedArray[...], pieceSize: 7).receive)
+            guard let read = try? again.next(), read == stanza else { return "a stanza does not read back as encoded" }
+        }
+        let host = PluginHost(launcher: PluginBytesLauncher(bytes: bytes), prompts: .nobody)
+        do throws(AgeError) {
+            _ = try Age.decrypt(pluginFile, identities: [try PluginIdentity(pluginIdentity, host: host)])
+        } catch {
+            if error.message.unicodeScalars.contains(where: isUnprintable) { return "a plugin error is not one line" }
+        }
+        return nil
+    }
+
+    /// A file the plugin session is asked to open (encrypted to the harness's X25519 key).
+    static let pluginFile = try! Age.encrypt([], to: [identity.recipient])
+
+    /// A published test identity of the test plugin (`Tests/Plugins/age-plugin-vaulttest`).
+    static let pluginIdentity = "AGE-PLUGIN-VAULTTEST-1QQQPZG3NG32KVAUGNX4THNXAAMLSG236MG"
+
     /// Characters an error message must not carry to a terminal.
     static func isUnprintable(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.properties.generalCategory {
@@ -168,5 +196,34 @@ struct DocumentPieces: DocumentChunks {
             try piece.withUnsafeBufferPointer { (buffer) throws(VaultError) in try body(buffer) }
             start += size
         } while start < bytes.count
+    }
+}
+
+/// Bytes handed over in pieces of `pieceSize`, as a plugin's output arrives.
+final class PluginBytes: PluginChannel {
+    private var bytes: ArraySlice<UInt8>
+    private let pieceSize: Int
+
+    init(_ bytes: ArraySlice<UInt8>, pieceSize: Int) {
+        self.bytes = bytes
+        self.pieceSize = pieceSize
+    }
+
+    func receive() throws(AgeError) -> SecureBytes {
+        let piece = bytes.prefix(pieceSize)
+        bytes = bytes.dropFirst(pieceSize)
+        return SecureBytes(piece)
+    }
+
+    func send(_ bytes: SecureBytes) throws(AgeError) {}
+    func finish(cleanly: Bool) {}
+}
+
+/// Starts a ``PluginBytes`` "plugin" that answers with fixed bytes.
+struct PluginBytesLauncher: PluginLauncher {
+    let bytes: [UInt8]
+
+    func start(plugin name: String, stateMachine: String) throws(AgeError) -> any PluginChannel {
+        PluginBytes(bytes[...], pieceSize: Int(bytes.first ?? 1) % 61 + 1)
     }
 }

@@ -41,6 +41,15 @@ struct FuzzRegressionTests {
         }
     }
 
+    @Test("the age plugin protocol: seeds and past crashes")
+    func plugin() throws {
+        let inputs = try Self.inputs("plugin")
+        #expect(inputs.count >= 3)
+        for (name, bytes) in inputs {
+            #expect(FuzzHarness.plugin(bytes) == nil, "\(name): \(FuzzHarness.plugin(bytes) ?? "")")
+        }
+    }
+
     @Test("the vault document: seeds and past crashes")
     func document() throws {
         let inputs = try Self.inputs("document")

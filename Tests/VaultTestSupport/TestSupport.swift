@@ -114,9 +114,10 @@ let ptyDriver = """
     import os, pty, re, signal, sys
     signal.alarm(120)
     passphrase = sys.argv[1].encode()
+    pattern = sys.argv[2].encode()
     pid, fd = pty.fork()
     if pid == 0:
-        os.execv(sys.argv[2], sys.argv[2:])
+        os.execv(sys.argv[3], sys.argv[3:])
     seen, answered = b"", 0
     while True:
         try:
@@ -126,7 +127,7 @@ let ptyDriver = """
         if not data:
             break
         seen += data
-        prompts = len(re.findall(rb"[Pp]assphrase[^\\n]*: ", seen))
+        prompts = len(re.findall(pattern, seen))
         while answered < prompts:
             os.write(fd, passphrase + b"\\n")
             answered += 1
@@ -136,9 +137,12 @@ let ptyDriver = """
     """
 
 /// Runs a program on a pseudo-terminal (through python3's pty module), typing `passphrase` and
-/// a newline at every passphrase prompt it prints.
+/// a newline at every prompt it prints that matches `prompt` (a Python regular expression; by
+/// default a passphrase prompt).
 public func runOnTerminal(
-    typing passphrase: String, _ program: String, _ arguments: [String], environment: [String: String]? = nil
+    typing passphrase: String, at prompt: String = "[Pp]assphrase[^\\n]*: ", _ program: String,
+    _ arguments: [String], environment: [String: String]? = nil
 ) throws -> ToolResult {
-    try runTool("/usr/bin/python3", ["-c", ptyDriver, passphrase, program] + arguments, environment: environment)
+    try runTool(
+        "/usr/bin/python3", ["-c", ptyDriver, passphrase, prompt, program] + arguments, environment: environment)
 }

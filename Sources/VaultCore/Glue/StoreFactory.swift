@@ -10,6 +10,9 @@ public struct StoreFactory {
     /// The environment, read once.
     public let configuration: Configuration
     private let prompt: PassphrasePrompt?
+    /// Who answers an age plugin's questions (a PIN, a touch): the executable's terminal, else
+    /// no one (every question is answered `fail`).
+    public var pluginPrompts: PluginPrompts = .nobody
 
     /// The Secret Service timeout used when `VAULT_TIMEOUT` is not set, in seconds.
     public static let defaultTimeout = Configuration.defaultTimeout
@@ -222,8 +225,9 @@ public struct StoreFactory {
     /// How a key asks its questions (an encrypted SSH key's passphrase): at the terminal through
     /// the prompt, or nobody when there is none.
     private var keyPrompter: AgePrompter {
-        guard let prompt else { return .nobody }
-        return AgePrompter { (message) throws(AgeError) -> SecureBytes? in
+        let plugins = pluginHost()
+        guard let prompt else { return AgePrompter(plugins: plugins, secret: { (_) throws(AgeError) in nil }) }
+        return AgePrompter(plugins: plugins) { (message) throws(AgeError) -> SecureBytes? in
             do throws(VaultError) {
                 return try prompt(message, false)
             } catch {
@@ -258,7 +262,7 @@ extension StoreFactory {
                     .usage, "was given an age secret key; give its public key (age-keygen -y)", input: which)
             }
             do {
-                recipients.append(try Age.parseRecipient(key))
+                recipients.append(try Age.parseRecipient(key, prompter: keyPrompter))
             } catch {
                 let what = "is not an age public key (age1... or age1pq1...) or SSH public key (ssh-ed25519, ssh-rsa)"
                 throw VaultError(.usage, "\(what): \(error.message)", input: which)
@@ -269,7 +273,7 @@ extension StoreFactory {
                 throw VaultError(.usage, "the recipients file \(file) does not exist")
             }
             do {
-                let parsed = try Age.parseRecipientsFile(String(decoding: bytes, as: UTF8.self))
+                let parsed = try Age.parseRecipientsFile(String(decoding: bytes, as: UTF8.self), prompter: keyPrompter)
                 recipients += parsed.recipients
                 // age skips such lines too (GitHub's USER.keys often lists an ecdsa key); say so.
                 warnings += parsed.skipped.map { "the recipients file \(file) line \($0.line): \($0.reason); skipped" }

@@ -10,6 +10,8 @@ extension CommandSpec {
             (repeatable) or --recipients-file it is encrypted to age public keys, so that a team or a CI
             system can share one file. With none of these, the same rule as the first 'vault set' applies:
             the identity's public key if VAULT_IDENTITY or VAULT_IDENTITY_FILE is set, else a passphrase.
+            A plugin recipient (age1NAME1...) runs age-plugin-NAME from PATH's absolute folders; its
+            questions (a PIN, a touch) are asked on the terminal, and are exit 4 without one.
             Fails with exit 7 if the file exists (use 'vault rekey' to change its keys).
             A recipient may also be an SSH public key ("ssh-ed25519 AAAA... comment" or "ssh-rsa ..."),
             and a recipients file may mix them with age1... lines, as GitHub's USER.keys files do; a

@@ -66,9 +66,11 @@ enum HelperRole {
     /// Builds the store the way `vault` does for the same options and environment.
     static func store(_ options: GlobalOptions, environment: [String: String]) throws(VaultError) -> any SecretStore {
         let configuration = ProcessEnvironment.configuration(environment)
-        return try StoreFactory(
+        var factory = StoreFactory(
             options: options, configuration: configuration,
-            prompt: Terminal.passphrasePrompt(allowed: configuration.allowsPrompts)
-        ).makeStore()
+            prompt: Terminal.passphrasePrompt(allowed: configuration.allowsPrompts))
+        factory.pluginPrompts = Terminal.pluginPrompts(
+            allowed: configuration.allowsPrompts, timeout: factory.promptSeconds)
+        return try factory.makeStore()
     }
 }

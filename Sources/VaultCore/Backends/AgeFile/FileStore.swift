@@ -344,7 +344,9 @@ public final class FileStore: SecretStore {
                 }
                 let types = file.flatMap { try? Age.stanzaTypes(of: $0) } ?? []
                 let usable = types.filter(\.isReadable)
-                if file != nil, usable.isEmpty {
+                // A plugin identity may read any stanza type, so a file of other types may be vault's.
+                let anyType = (try? keys.identities())?.contains { $0.stanzaTypes.isEmpty } ?? false
+                if file != nil, usable.isEmpty, !anyType {
                     // No key vault accepts could open it: a wrong-key status would only invite retries.
                     throw VaultError(
                         .damaged,
@@ -353,10 +355,14 @@ public final class FileStore: SecretStore {
                 }
                 throw VaultError(
                     .cannotUnlock,
-                    "the key from \(keys.origin) does not unlock \(path) (it is encrypted to \(StanzaType.describe(usable)))"
+                    "the key from \(keys.origin) does not unlock \(path) (it is encrypted to \(StanzaType.describe(anyType ? types : usable)))"
                 )
             case .invalidKey, .unsupportedKey, .cannotAsk:
                 throw VaultError(.cannotUnlock, "\(keys.origin): \(error.message)")
+            case .plugin:
+                throw VaultError(.unavailable, error.message)
+            case .pluginRefused:
+                throw VaultError(.cannotUnlock, error.message)
             case .header, .hmac, .payload, .armor, .workFactor:
                 throw VaultError(.damaged, "\(path) is damaged or not an age file: \(error.message)")
             }

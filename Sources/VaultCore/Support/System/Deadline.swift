@@ -5,22 +5,22 @@
 /// A point in time on the monotonic clock by which a whole exchange must be over: several
 /// requests (a redirect, the next node, a login), or the retries of a store write after a
 /// refresh, share one deadline, so that a command never runs past `VAULT_TIMEOUT`.
-struct Deadline: Sendable {
+public struct Deadline: Sendable {
     private let end: UInt64
 
     /// The deadline `seconds` from now.
-    init(seconds: Double) {
+    public init(seconds: Double) {
         end = Self.now() &+ UInt64(max(0, seconds) * 1_000_000_000)
     }
 
     /// Milliseconds left, at least 0.
-    var remainingMilliseconds: Int {
+    public var remainingMilliseconds: Int {
         let now = Self.now()
         return now >= end ? 0 : Int((end - now + 999_999) / 1_000_000)
     }
 
     /// Whether the time is up.
-    var hasPassed: Bool { Self.now() >= end }
+    public var hasPassed: Bool { Self.now() >= end }
 
     private static func now() -> UInt64 {
         var time = timespec()

@@ -1,0 +1,117 @@
+import VaultAge
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Starts age plugins as child processes (``ChildProcess``), for VaultAge's protocol client.
+///
+/// VaultAge defines the protocol and this seam; the spawning lives here, in VaultCore, beside
+/// vault's other child processes, so that the format library stays free of processes and
+/// descriptors and is tested with an in-memory plugin.
+///
+/// A plugin is looked up in the ABSOLUTE folders of `PATH` only: a relative entry (`.`, `bin`,
+/// an empty one) names a folder that depends on where vault was started, where anyone who can
+/// write a file could plant an `age-plugin-NAME`. Each wait for the plugin's next message is
+/// bounded by `waitLimit` seconds; a plugin that takes longer is stopped, with all it started.
+struct PluginProcessLauncher: PluginLauncher {
+    /// `PATH` as vault was given it.
+    let searchPath: String?
+    /// The plugin's environment: vault's, without the variables that hold key material.
+    let environment: [String: String]
+    /// Seconds to wait for each message of the plugin, or the usage error of its variable.
+    let waitLimit: Result<Double, VaultError>
+    /// What the limit is called in messages (`VAULT_TIMEOUT`, `VAULT_PROMPT_TIMEOUT`).
+    let waitLimitName: String
+    /// Whether the plugin's standard error is vault's (at a terminal: its own hints reach the
+    /// person) or /dev/null (elsewhere: nothing is mixed into vault's one-line messages).
+    let keepErrorOutput: Bool
+
+    /// The program for plugin `name`: the first executable `age-plugin-NAME` in an absolute PATH folder.
+    func program(_ name: String) -> String? {
+        for folder in (searchPath ?? "").split(separator: ":", omittingEmptySubsequences: true)
+        where folder.hasPrefix("/") {
+            let candidate = "\(folder)/age-plugin-\(name)"
+            var status = stat()
+            if stat(candidate, &status) == 0, status.st_mode & S_IFMT == S_IFREG, access(candidate, X_OK) == 0 {
+                return candidate
+            }
+        }
+        return nil
+    }
+
+    func start(plugin name: String, stateMachine: String) throws(AgeError) -> any PluginChannel {
+        let seconds: Double
+        switch waitLimit {
+        case .success(let value): seconds = value
+        case .failure(let error): throw AgeError(kind: .invalidKey, message: error.message)
+        }
+        guard let path = program(name) else {
+            throw AgeError(
+                kind: .plugin,
+                message: "age-plugin-\(name) was not found in PATH (only its absolute folders are searched)")
+        }
+        do {
+            let child = try ChildProcess.spawn(
+                path, arguments: [path, PluginCommandLine.argument(stateMachine: stateMachine)],
+                environment: environment, input: .socket,
+                keepErrorOutput: keepErrorOutput)
+            return PluginProcess(child: child, name: name, waitLimit: seconds, waitLimitName: waitLimitName)
+        } catch {
+            throw AgeError(kind: .plugin, message: "age-plugin-\(name) could not be started: \(error)")
+        }
+    }
+}
+
+/// One running plugin: its standard input and output as a ``PluginChannel``.
+final class PluginProcess: PluginChannel {
+    private let child: ChildProcess
+    private let name: String
+    private let waitLimit: Double
+    private let waitLimitName: String
+
+    init(child: ChildProcess, name: String, waitLimit: Double, waitLimitName: String) {
+        self.child = child
+        self.name = name
+        self.waitLimit = waitLimit
+        self.waitLimitName = waitLimitName
+    }
+
+    private var limitText: String { "\(formatSeconds(waitLimit)) s (\(waitLimitName))" }
+
+    func send(_ bytes: SecureBytes) throws(AgeError) {
+        guard bytes.withUnsafeBytes({ child.write($0, until: Deadline(seconds: waitLimit)) }) else {
+            if case .success(let status) = child.wait(until: Deadline(seconds: 0)) {
+                throw AgeError(
+                    kind: .plugin,
+                    message: "age-plugin-\(name) \(status.waitStatusText) in the middle of the conversation")
+            }
+            throw AgeError(
+                kind: .plugin,
+                message: "age-plugin-\(name) stopped reading its input within \(limitText); it was stopped")
+        }
+    }
+
+    func receive() throws(AgeError) -> SecureBytes {
+        guard let bytes = child.read(limit: 16_384, until: Deadline(seconds: waitLimit)) else {
+            throw AgeError(
+                kind: .plugin, message: "age-plugin-\(name) did not answer within \(limitText); it was stopped")
+        }
+        // The output ends before the protocol does: a crash explains it better than "closed its
+        // output", and a process that dies is reapable a moment after its output closes.
+        if bytes.isEmpty, case .success(let status) = child.wait(until: Deadline(seconds: 0.2)), status != 0 {
+            throw AgeError(
+                kind: .plugin, message: "age-plugin-\(name) \(status.waitStatusText) in the middle of the conversation")
+        }
+        return bytes
+    }
+
+    func finish(cleanly: Bool) {
+        if cleanly {
+            // After `done` the plugin has nothing left to do but exit once its input ends.
+            child.closeInput()
+            _ = child.wait(until: Deadline(seconds: min(waitLimit, 1)))
+        }
+        child.stop()
+    }
+}

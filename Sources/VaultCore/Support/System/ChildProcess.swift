@@ -1,0 +1,197 @@
+import CVaultProcess
+import VaultAge
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A program vault starts: the one way vault spawns a child and keeps it bounded (refresh
+/// commands, age plugins). `vault exec` alone replaces vault instead (execvpe).
+///
+/// The child runs in a process group of its own, so that one that hangs is stopped with all it
+/// started; it inherits no descriptor of vault's beyond those named here (libcurl leaves its
+/// sockets open across exec); its standard output is a pipe vault reads.
+final class ChildProcess {
+    /// What the child's standard input is.
+    enum Input {
+        /// /dev/null.
+        case null
+        /// One end of a socket pair; vault writes to ``input`` with `MSG_NOSIGNAL`, so a child
+        /// that exits early is an error to report, not a SIGPIPE that kills vault.
+        case socket
+    }
+
+    /// The child's process id (and process group id).
+    let pid: pid_t
+    /// vault's end of the child's standard input (``Input/socket``), else -1.
+    private var input: Int32
+    /// vault's end of the child's standard output.
+    private var output: Int32
+    private var reaped = false {
+        didSet { if reaped { CVaultProcess_releaseGroup(guardSlot) } }
+    }
+    /// While the child runs, SIGHUP, SIGINT or SIGTERM to vault, or vault's exit, kill its group
+    /// (`CVaultProcess_guardGroup`): the terminal's Ctrl-C does not reach a group of its own.
+    private let guardSlot: Int32
+
+    private init(pid: pid_t, input: Int32, output: Int32, guardSlot: Int32) {
+        self.pid = pid
+        self.input = input
+        self.output = output
+        self.guardSlot = guardSlot
+    }
+
+    deinit {
+        stop()
+    }
+
+    /// Starts `path` with `arguments` (argv[0] first) and exactly `environment`; standard error
+    /// is vault's when `keepErrorOutput`, else /dev/null.
+    static func spawn(
+        _ path: String, arguments: [String], environment: [String: String], input: Input, keepErrorOutput: Bool
+    ) throws(Errno) -> ChildProcess {
+        var outputFds: [Int32] = [0, 0]
+        guard pipe(&outputFds) == 0 else { throw Errno.current }
+        var inputFds: [Int32] = [-1, -1]
+        if input == .socket {
+            guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &inputFds) == 0
+            else {
+                let failure = Errno.current
+                close(outputFds[0])
+                close(outputFds[1])
+                throw failure
+            }
+        }
+        // No end may leak into another child; dup2 onto the child's 0 and 1 clears the flag there.
+        for fd in outputFds + inputFds where fd >= 0 { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        if input == .socket {
+            posix_spawn_file_actions_adddup2(&actions, inputFds[1], 0)
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        }
+        posix_spawn_file_actions_adddup2(&actions, outputFds[1], 1)
+        if !keepErrorOutput { posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0) }
+        _ = CVaultProcess_addCloseFrom(&actions, 3)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
+        posix_spawnattr_setpgroup(&attributes, 0)
+        let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { envp.forEach { free($0) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
+        close(outputFds[1])
+        if inputFds[1] >= 0 { close(inputFds[1]) }
+        guard spawned == 0 else {
+            close(outputFds[0])
+            if inputFds[0] >= 0 { close(inputFds[0]) }
+            throw Errno(rawValue: spawned)
+        }
+        // Released once the child is reaped: until then its pid, the group's, cannot be reused.
+        // (A signal in the instant between the spawn and this call finds the group unguarded.)
+        let guardSlot = CVaultProcess_guardGroup(pid)
+        return ChildProcess(pid: pid, input: inputFds[0], output: outputFds[0], guardSlot: guardSlot)
+    }
+
+    /// Writes all of `bytes` to the child's standard input; false if the child stopped reading
+    /// (closed it or exited) or did not take them before `deadline`.
+    func write(_ bytes: UnsafeRawBufferPointer, until deadline: Deadline) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            var waiting = pollfd(fd: input, events: Int16(POLLOUT), revents: 0)
+            guard
+                case .success(let ready) = valueOrErrno({
+                    poll(&waiting, 1, Int32(min(deadline.remainingMilliseconds, 60_000)))
+                })
+            else { return false }
+            if ready == 0 {
+                if deadline.hasPassed { return false }
+                continue
+            }
+            let sent = valueOrErrno {
+                send(input, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+            }
+            switch sent {
+            case .success(let count): offset += count
+            case .failure(let error) where error.rawValue == EAGAIN: continue
+            case .failure: return false
+            }
+        }
+        return true
+    }
+
+    /// Reads what the child wrote to its standard output, at most `limit` bytes, waiting until
+    /// `deadline`: `.bytes` (empty at the end of its output), or nil if the deadline passed first.
+    func read(limit: Int, until deadline: Deadline) -> SecureBytes? {
+        var waiting = pollfd(fd: output, events: Int16(POLLIN), revents: 0)
+        while true {
+            let ready = valueOrErrno { poll(&waiting, 1, Int32(min(deadline.remainingMilliseconds, 60_000))) }
+            guard case .success(let count) = ready else { return SecureBytes() }
+            if count > 0 { break }
+            if deadline.hasPassed { return nil }
+        }
+        var chunk = SecureBytes(zeros: limit)
+        guard
+            case .success(let n) = valueOrErrno({
+                chunk.withUnsafeMutableBytes { Glibc.read(output, $0.baseAddress, $0.count) }
+            }), n > 0
+        else { return SecureBytes() }
+        chunk.replaceSubrange(n..<chunk.count, with: EmptyCollection())
+        return chunk
+    }
+
+    /// Closes vault's end of the child's standard input (the child sees the end of its input).
+    func closeInput() {
+        if input >= 0 { close(input) }
+        input = -1
+    }
+
+    /// The child's wait status once it exits, or nil if `deadline` passes first: a child may
+    /// close its output and keep running. A failure (ECHILD, when SIGCHLD is ignored and the
+    /// kernel reaps children itself) tells nothing of how the child ended: never a success.
+    func wait(until deadline: Deadline) -> Result<Int32, Errno>? {
+        guard !reaped else { return .failure(Errno(rawValue: ECHILD)) }
+        var pause: UInt32 = 1_000
+        while true {
+            var status: Int32 = 0
+            switch valueOrErrno({ waitpid(pid, &status, WNOHANG) }) {
+            case .success(let found) where found == pid:
+                reaped = true
+                return .success(status)
+            case .success: break
+            case .failure(let errno):
+                // Its pid may be free again, so its group is not signalled any more.
+                reaped = true
+                return .failure(errno)
+            }
+            if deadline.hasPassed { return nil }
+            usleep(pause)
+            pause = min(pause * 2, 50_000)
+        }
+    }
+
+    /// Kills the child's whole process group (the child and whatever it started) unless it was
+    /// reaped, reaps it, and closes vault's ends.
+    func stop() {
+        closeInput()
+        if output >= 0 { close(output) }
+        output = -1
+        guard !reaped else { return }
+        kill(-pid, SIGKILL)
+        _ = valueOrErrno { waitpid(pid, nil, 0) }
+        reaped = true
+    }
+}
+
+extension Int32 {
+    /// How a wait status reads in a message: "exited with status 3", "was killed by signal 9".
+    var waitStatusText: String {
+        self & 0x7F == 0 ? "exited with status \((self >> 8) & 0xFF)" : "was killed by signal \(self & 0x7F)"
+    }
+}

@@ -1,0 +1,110 @@
+import Testing
+import VaultAge
+
+/// The plugin client's two state machines against an in-memory plugin (the process seam), so
+/// the conversation itself is checked: what vault sends, and how it answers each command.
+@Suite("age plugin client, in memory")
+struct PluginClientTests {
+    /// A plugin whose output is fixed in advance; it records everything the client sends.
+    final class ScriptedPlugin: PluginChannel, @unchecked Sendable {
+        // Used by one test on one thread: the client calls send and receive in turn.
+        var output: [SecureBytes]
+        var sent = SecureBytes()
+        var finished: Bool?
+
+        init(_ output: [String]) { self.output = output.map { SecureBytes($0.utf8) } }
+
+        func send(_ bytes: SecureBytes) throws(AgeError) { sent.append(contentsOf: bytes) }
+        func receive() throws(AgeError) -> SecureBytes { output.isEmpty ? SecureBytes() : output.removeFirst() }
+        func finish(cleanly: Bool) { finished = cleanly }
+
+        /// The commands the client sent, grease left out.
+        func commands() throws -> [PluginStanza] {
+            var reader: PluginStanzaReader
+            var all: [PluginStanza] = []
+            var given = false
+            reader = PluginStanzaReader(receive: { [sent] () throws(AgeError) in
+                defer { given = true }
+                return given ? SecureBytes() : sent
+            })
+            // Read until the recorded bytes end (the reader then throws).
+            while let stanza = try? reader.next() {
+                if !stanza.command.hasPrefix("grease-") { all.append(stanza) }
+            }
+            return all
+        }
+    }
+
+    struct Launcher: PluginLauncher, @unchecked Sendable {
+        // Immutable after creation; the plugin object is used by one test only.
+        let plugin: ScriptedPlugin
+        func start(plugin name: String, stateMachine: String) throws(AgeError) -> any PluginChannel {
+            guard name == "fake" else { throw AgeError(kind: .plugin, message: "age-plugin-\(name) was not found") }
+            return plugin
+        }
+    }
+
+    static let identity = "AGE-PLUGIN-FAKE-1QYPQXPQ9QCRSSZG2PVXQ6RS0ZQG3YYC5Z5TPWXQERGD3C8G7RUSQ2GRRYY"
+
+    @Test("identity-v1: phase 1, then unsupported to an unknown command, ok with the PIN, ok to the file key")
+    func unwrap() throws {
+        let x25519 = X25519Identity.generate()
+        let file = try Age.encrypt(Array("payload".utf8), to: [x25519.recipient])
+        let plugin = ScriptedPlugin([
+            "-> frobnicate-v2 1\n\n", "-> request-secret\nUElO\n", "-> done\n\n",
+        ])
+        let prompts = PluginPrompts(
+            show: { _, _ in true },
+            ask: { name, message, secret in
+                name == "fake" && message == "PIN" && secret ? SecureBytes("1234".utf8) : nil
+            }, confirm: { _, _, _, _ in nil })
+        let host = PluginHost(launcher: Launcher(plugin: plugin), prompts: prompts)
+        #expect(throws: AgeError.self) {
+            _ = try Age.decrypt(file, identities: [try PluginIdentity(Self.identity, host: host)])
+        }
+        let commands = try plugin.commands()
+        #expect(commands.map(\.command) == ["add-identity", "recipient-stanza", "done", "unsupported", "ok"])
+        #expect(commands.first?.arguments == ["add-identity", Self.identity])
+        #expect(commands[1].arguments.prefix(3) == ["recipient-stanza", "0", "X25519"])
+        #expect(commands.last?.body == SecureBytes("1234".utf8))
+        #expect(plugin.finished == true)
+    }
+
+    @Test("without anyone to ask, a question is answered fail and the result is cannotAsk")
+    func nobody() throws {
+        let file = try Age.encrypt([1], to: [X25519Identity.generate().recipient])
+        let plugin = ScriptedPlugin(["-> request-secret\nUElO\n-> done\n\n"])
+        let host = PluginHost(launcher: Launcher(plugin: plugin), prompts: .nobody)
+        do throws(AgeError) {
+            _ = try Age.decrypt(file, identities: [try PluginIdentity(Self.identity, host: host)])
+            Issue.record("decrypted without a file key")
+        } catch {
+            #expect(error.kind == .cannotAsk)
+            #expect(error.message.hasPrefix("age-plugin-fake asked for a secret"))
+        }
+        #expect(try plugin.commands().map(\.command).suffix(1) == ["fail"])
+    }
+
+    @Test("garbage, a missing done and a second file key are the plugin's failure")
+    func brokenPlugins() throws {
+        let file = try Age.encrypt([1], to: [X25519Identity.generate().recipient])
+        let key = "-> file-key 0\nAAAAAAAAAAAAAAAAAAAAAA\n"
+        for (output, fragment) in [
+            ("hello\n", "answered a line that is not a stanza"),
+            ("-> msg\naGk\n", "closed its output in the middle of the conversation"),
+            (key + key, "sent two file keys for one file"),
+            ("-> file-key 1\nAAAAAAAAAAAAAAAAAAAAAA\n", "sent a file key for a file it was not given"),
+        ] {
+            let plugin = ScriptedPlugin([output])
+            let host = PluginHost(launcher: Launcher(plugin: plugin), prompts: .nobody)
+            do throws(AgeError) {
+                _ = try Age.decrypt(file, identities: [try PluginIdentity(Self.identity, host: host)])
+                Issue.record("decrypted with \(output)")
+            } catch {
+                #expect(error.kind == .plugin, "\(error)")
+                #expect(error.message == "age-plugin-fake \(fragment)")
+            }
+            #expect(plugin.finished == false, "a broken plugin is stopped at once")
+        }
+    }
+}
