@@ -30,12 +30,12 @@ BUILD_PACKAGES = g++
 # GitLibsecretInteropTests builds git's libsecret helper with them), libcurl4-openssl-dev (HTTPABITests);
 # clang-format checks the C shims' format (make lint; the Swift toolchain has none).
 # keyutils (keyctl) and python3-seccomp observe the unlock cache in the kernel keyring and block
-# its system calls (UnlockTests).
+# its system calls (UnlockTests); openssh-client has ssh-keygen for the SSH key tests.
 TEST_PACKAGES = $(BUILD_PACKAGES) libsecret-1-dev pkg-config age libsecret-1-0 libsecret-tools gnome-keyring dbus libglib2.0-bin python3 \
 	python3-keyring python3-dbus python3-gi python3-cryptography gcc binutils zsh fish groff-base strace util-linux \
 	python3-venv curl libcurl4 git keepassxc libkf5wallet-bin libqca-qt5-2-plugins xvfb xdotool \
 	docker-registry skopeo apache2-utils bash-completion libcurl4-openssl-dev clang-format \
-	keyutils python3-seccomp
+	keyutils python3-seccomp openssh-client
 # The Debian package (make deb, make test-deb): dpkg-shlibdeps in dpkg-dev computes Depends,
 # binutils strips; the test lints with lintian and installs into a root made by debootstrap.
 DEB_PACKAGES = dpkg-dev binutils

@@ -20,7 +20,7 @@ enum KeyKinds {
 
     static let recipients: [RecipientFormat] = [
         RecipientFormat(
-            accepts: { $0.hasPrefix("age1pq1") }, parse: { (text) throws(AgeError) in try HybridRecipient(text) }),
+            accepts: { $0.hasPrefix("age1pq1") }, parse: { (text, _) throws(AgeError) in try HybridRecipient(text) }),
         // age.md's tagged types, for hardware keys; before the plugin rule, which would name them
         // plugins `tag` and `tagpq`.
         refused(

@@ -73,7 +73,7 @@ struct InstallTests {
         #expect(stage.installed() == [])
     }
 
-    @Test("installed completions: bash with bash-completion completes vault g<TAB> without sourcing by hand")
+    @Test("installed completions: bash with bash-completion completes vault ge<TAB> without sourcing by hand")
     func bashFindsCompletions() throws {
         try requireComponent(
             FileManager.default.fileExists(atPath: "/usr/share/bash-completion/bash_completion")
@@ -82,13 +82,13 @@ struct InstallTests {
         defer { stage.vault.cleanUp() }
         try #require(try stage.make("install").status == 0)
         // What an interactive shell does: load bash-completion, which loads a command's
-        // completion on first use from XDG_DATA_DIRS; then press TAB after `vault g`.
+        // completion on first use from XDG_DATA_DIRS; then press TAB after `vault ge`.
         let script = """
             source /usr/share/bash-completion/bash_completion
-            COMP_WORDS=(vault g); COMP_CWORD=1; COMP_LINE='vault g'; COMP_POINT=${#COMP_LINE}
+            COMP_WORDS=(vault ge); COMP_CWORD=1; COMP_LINE='vault ge'; COMP_POINT=${#COMP_LINE}
             _completion_loader vault
             function=$(complete -p vault | sed -n 's/.*-F \\([^ ]*\\) .*/\\1/p')
-            "$function" vault g vault
+            "$function" vault ge vault
             printf '%s\\n' "${COMPREPLY[@]}"
             """
         let result = try stage.vault.runProgram(

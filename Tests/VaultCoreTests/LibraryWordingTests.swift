@@ -9,6 +9,11 @@ import VaultTestSupport
 struct LibraryWordingTests {
     /// Literals allowed to name a command, each with why.
     static let allowed: [(file: String, text: String)] = []
+    /// Files whose literals are another program's command line, not words for the user, each
+    /// with why; every other file's literals are checked.
+    static let argumentFiles: [(file: String, why: String)] = [
+        ("Features/GitFiles/GitCommandRunner.swift", "git's own options, for vault git setup")
+    ]
 
     /// Whether a literal names a `vault` command ('vault get') or a flag (--file).
     static func namesCommand(_ text: String) -> Bool {
@@ -22,7 +27,7 @@ struct LibraryWordingTests {
             .filter { $0.hasSuffix(".swift") }.sorted()
         #expect(files.count > 50, "too few sources found under \(root.path)")
         var allowedSeen = Set<String>()
-        for file in files {
+        for file in files where !Self.argumentFiles.contains(where: { $0.file == file }) {
             let source = try String(contentsOf: root.appendingPathComponent(file), encoding: .utf8)
             for literal in SwiftLiterals.strings(in: source) where Self.namesCommand(literal.text) {
                 if Self.allowed.contains(where: { $0.file == file && $0.text == literal.text }) {

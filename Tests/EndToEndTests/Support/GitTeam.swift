@@ -102,7 +102,7 @@ struct GitTeam {
         if let passphrase {
             let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
             let plain = try Age.decrypt(
-                [UInt8](bytes), identities: [.scrypt(passphrase: SecureBytes(passphrase.utf8))]
+                [UInt8](bytes), identities: [ScryptIdentity(passphrase: SecureBytes(passphrase.utf8))]
             ).unprotectedArray
             var result: [String: String] = [:]
             for line in plain.split(separator: 0x0A).dropFirst() {

@@ -76,7 +76,8 @@ public enum VaultVariables {
             VaultVariable(
                 "VAULT_PROMPT_TIMEOUT", "seconds to wait for a keyring's unlock or approval dialog (default 120)"),
             VaultVariable(
-                "VAULT_IDENTITY", "an age identity, AGE-SECRET-KEY-1... or AGE-SECRET-KEY-PQ-1... (or AGE-PLUGIN-NAME-1...)",
+                "VAULT_IDENTITY",
+                "an age identity, AGE-SECRET-KEY-1... or AGE-SECRET-KEY-PQ-1... (or AGE-PLUGIN-NAME-1...)",
                 keyMaterial: true),
             VaultVariable("VAULT_IDENTITY_FILE", "a file of age identities (mode 600)", keyMaterial: true),
             VaultVariable("VAULT_PASSPHRASE", "the vault file's passphrase", keyMaterial: true),

@@ -66,3 +66,13 @@ extension String {
         return text
     }
 }
+
+/// The command lines vault gives git: arguments for git, never words for the user (the one file
+/// `LibraryWordingTests` lets name flags, for that reason).
+enum GitArguments {
+    static let topLevel = ["rev-parse", "--show-toplevel"]
+    static let prefix = ["rev-parse", "--show-prefix"]
+    static let commonDirectory = ["rev-parse", "--git-common-dir"]
+    static func localValue(_ key: String) -> [String] { ["config", "--local", "--get", key] }
+    static func setLocal(_ key: String, _ value: String) -> [String] { ["config", "--local", key, value] }
+}

@@ -33,9 +33,9 @@ public struct GitSetup {
     public func run(paths: [String]) throws(VaultError) -> [Change] {
         guard !paths.isEmpty else { throw VaultError(.usage, "no vault file given") }
         let top = try git.output(
-            ["rev-parse", "--show-toplevel"], what: "find the work tree (is this a git work tree?)")
-        let prefix = try git.output(["rev-parse", "--show-prefix"], what: "find the current folder in the work tree")
-        var common = try git.output(["rev-parse", "--git-common-dir"], what: "find the git folder")
+            GitArguments.topLevel, what: "find the work tree (is this a git work tree?)")
+        let prefix = try git.output(GitArguments.prefix, what: "find the current folder in the work tree")
+        var common = try git.output(GitArguments.commonDirectory, what: "find the git folder")
         if !common.hasPrefix("/") { common = FileSystem.canonicalPath(common) }
         let patterns = try paths.map { (path) throws(VaultError) in try Self.pattern(for: path, prefix: prefix) }
         var changes: [Change] = []
@@ -57,9 +57,9 @@ public struct GitSetup {
             ("merge.vault.driver", "\(quoted) git merge %O %A %B %P"),
         ]
         for (key, value) in settings {
-            let (status, current) = try git.run(["config", "--local", "--get", key])
+            let (status, current) = try git.run(GitArguments.localValue(key))
             guard status != 0 || current.trimmingSuffixNewline != value else { continue }
-            _ = try git.output(["config", "--local", key, value], what: "set \(key)")
+            _ = try git.output(GitArguments.setLocal(key, value), what: "set \(key)")
             changes.append(.configuration(key: key, value: value))
         }
         return changes

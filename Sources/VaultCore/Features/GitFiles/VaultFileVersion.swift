@@ -52,8 +52,10 @@ public struct VaultFileVersion {
             switch error.kind {
             case .noMatch:
                 throw VaultError(.cannotUnlock, "the key from \(keys.origin) does not unlock \(label)")
-            case .invalidKey:
+            case .invalidKey, .unsupportedKey, .cannotAsk, .pluginRefused:
                 throw VaultError(.cannotUnlock, "\(label): \(error.message)")
+            case .plugin:
+                throw VaultError(.unavailable, "\(label): \(error.message)")
             case .header, .hmac, .payload, .armor, .workFactor:
                 throw VaultError(.damaged, "\(label) is damaged or not an age file: \(error.message)")
             }
