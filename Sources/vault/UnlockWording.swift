@@ -20,7 +20,7 @@ extension UnlockDiagnosis {
             )
         case .otherUser?:
             parts.append(
-                "the session keyring belongs to another user (sudo, su): a session-scope unlock gives the calling process its own"
+                "the session keyring belongs to another user (sudo, su): a session-scope key cannot outlive the command here (user scope works)"
             )
         case nil: break
         }

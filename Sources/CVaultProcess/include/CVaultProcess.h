@@ -66,4 +66,14 @@ long CVaultProcess_addUserKey(
 long CVaultProcess_keyctl(
     int operation, unsigned long argument2, unsigned long argument3, unsigned long argument4, unsigned long argument5);
 
+/// Starts `path` with `argv` and `envp` (NULL-terminated; the caller owns them) in a process group
+/// of its own and a new, empty session keyring, with `input`, `output` and `errorOutput` as its
+/// descriptors 0, 1 and 2 (-1 for input or errorOutput: /dev/null) and no other descriptor.
+/// posix_spawn cannot make the child join a keyring, so the child is forked here and makes only
+/// async-signal-safe calls before execve. Returns the child's pid, or -1 with errno set, also when
+/// execve failed (the child reports its errno through a close-on-exec pipe and is reaped here).
+pid_t CVaultProcess_spawnInOwnKeyring(
+    const char *_Nonnull path, char *_Nullable const *_Nonnull argv, char *_Nullable const *_Nonnull envp, int input,
+    int output, int errorOutput);
+
 #endif

@@ -12,7 +12,8 @@ import VaultAge
 /// standard error (libcurl leaves its sockets open across exec). Its standard error is vault's,
 /// so its own messages reach the user unchanged.
 ///
-/// It runs in a process group of its own, so that one that hangs is killed with all it started
+/// It starts in a new, empty session keyring (``ChildProcess``), so it cannot reach a cached file
+/// key. It runs in a process group of its own, so that one that hangs is killed with all it started
 /// once `timeout` seconds (`VAULT_TIMEOUT`) have passed; and as the terminal's Ctrl-C and a
 /// signal sent to vault alone do not reach that group, the group is guarded while it runs
 /// (`CVaultProcess_guardGroup`): SIGHUP, SIGINT or SIGTERM to vault, or vault's exit, kill it.
@@ -23,9 +24,6 @@ enum RefreshCommand {
     static func run(_ command: String, environment: [String: String], name: SecretName, timeout: Double = 5)
         throws(VaultError) -> SecureBytes
     {
-        // The command starts in a new, empty session keyring (and so does the rest of this
-        // process, which has opened its file already): it must not reach a cached file key.
-        FileKeyCache.isolateChildren()
         let child: ChildProcess
         do {
             child = try ChildProcess.spawn(

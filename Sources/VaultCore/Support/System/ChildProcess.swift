@@ -8,8 +8,9 @@ import VaultAge
 /// A program vault starts: the one way vault spawns a child and keeps it bounded (refresh
 /// commands, age plugins). `vault exec` alone replaces vault instead (execvpe).
 ///
-/// The child runs in a process group of its own, so that one that hangs is stopped with all it
-/// started; it inherits no descriptor of vault's beyond those named here (libcurl leaves its
+/// The child runs in a new, empty session keyring, so it cannot reach a file key vault cached
+/// (``FileKeyCache``), and in a process group of its own, so that one that hangs is stopped with
+/// all it started; it inherits no descriptor of vault's beyond those named here (libcurl leaves its
 /// sockets open across exec); its standard output is a pipe vault reads.
 final class ChildProcess {
     /// What the child's standard input is.
@@ -64,34 +65,25 @@ final class ChildProcess {
         }
         // No end may leak into another child; dup2 onto the child's 0 and 1 clears the flag there.
         for fd in outputFds + inputFds where fd >= 0 { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        if input == .socket {
-            posix_spawn_file_actions_adddup2(&actions, inputFds[1], 0)
-        } else {
-            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        }
-        posix_spawn_file_actions_adddup2(&actions, outputFds[1], 1)
-        if !keepErrorOutput { posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0) }
-        _ = CVaultProcess_addCloseFrom(&actions, 3)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
-        posix_spawnattr_setpgroup(&attributes, 0)
         let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { envp.forEach { free($0) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
+        // Forked in C (posix_spawn cannot join a keyring in the child): a new, empty session
+        // keyring, so the child cannot reach a file key cached in vault's (docs/design.md).
+        let spawned = valueOrErrno(retryOnInterrupt: false) {
+            CVaultProcess_spawnInOwnKeyring(
+                path, argv, envp, input == .socket ? inputFds[1] : -1, outputFds[1], keepErrorOutput ? 2 : -1)
+        }
         close(outputFds[1])
         if inputFds[1] >= 0 { close(inputFds[1]) }
-        guard spawned == 0 else {
+        let pid: pid_t
+        switch spawned {
+        case .success(let started): pid = started
+        case .failure(let error):
             close(outputFds[0])
             if inputFds[0] >= 0 { close(inputFds[0]) }
-            throw Errno(rawValue: spawned)
+            throw error
         }
         // Released once the child is reaped: until then its pid, the group's, cannot be reused.
         // (A signal in the instant between the spawn and this call finds the group unguarded.)

@@ -170,7 +170,15 @@ public struct FileKeyCache: Sendable {
         switch sessionKeyring() {
         case .failure(let error): throw error
         case .success(.own): return (KernelKeyring.session, false)
-        case .success(.userSession), .success(.otherUser):
+        case .success(.otherUser):
+            // The kernel hands a keyring to the parent only when the parent's own belongs to the
+            // same user (keyctl(2), KEYCTL_SESSION_TO_PARENT): a key stored here would die with
+            // this process.
+            throw VaultError(
+                .unavailable,
+                "the session keyring belongs to another user (sudo, su), so a session-scope key cannot outlive this command"
+            )
+        case .success(.userSession):
             if case .failure(let errno) = KernelKeyring.joinNewSession() {
                 throw refusal("make a session keyring", errno)
             }
