@@ -1,5 +1,7 @@
+import Foundation
 import Testing
 import VaultAge
+import VaultTestSupport
 
 @testable import VaultCore
 
@@ -58,5 +60,36 @@ struct VaultMergeTests {
                 "vault/a changedOnBoth", "vault/b removedHereChangedThere", "vault/c changedHereRemovedThere",
                 "vault/n changedOnBoth",
             ])
+    }
+
+    @Test("the other side's new header names the SSH keys this user gave that it shows, and counts the rest")
+    func recipientChangeNamesSSHKeys() throws {
+        let folder = try makeTemporaryDirectory(prefix: "vault-merge")
+        defer { removeTemporaryDirectory(folder) }
+        func sshKey(_ name: String) throws -> any AgeRecipient {
+            let path = folder.appendingPathComponent(name).path
+            let made = try runTool("/usr/bin/ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", name, "-f", path])
+            #expect(made.status == 0, "ssh-keygen: \(made.stderr)")
+            return try Age.parseRecipient(String(contentsOfFile: path + ".pub", encoding: .utf8))
+        }
+        let alice = X25519Identity.generate()
+        let bob = try sshKey("bob")
+        let mallory = try sshKey("mallory")
+        let path = folder.appendingPathComponent("team.age").path
+        let ours = try Age.encrypt(VaultDocument.encode([Self.record("a", "1")]), to: [alice.recipient, bob])
+        let theirs = try Age.encrypt(
+            VaultDocument.encode([Self.record("a", "1"), Self.record("b", "2")]), to: [alice.recipient, bob, mallory])
+        let trust = HeaderTrust(directory: folder.appendingPathComponent("state").path)
+        try trust.remember(
+            header: Age.header(of: ours), types: Age.stanzaTypes(of: ours), path: path,
+            recipients: [alice.recipient, bob])
+        let merge = try VaultMerge.merge(
+            base: ours, ours: ours, theirs: theirs, path: path, keys: .identity(alice, origin: "test"), trust: trust)
+        let change = try #require(merge.recipientChange)
+        #expect(change.named.contains(bob.description), "\(change.named)")
+        #expect(!change.named.contains(mallory.description), "\(change.named)")
+        #expect(change.named.contains("2 other stanza(s)"), "\(change.named)")
+        let merged = try #require(merge.file, "the other side's new secret is merged")
+        #expect(try Age.header(of: merged) == Age.header(of: ours), "the merged file keeps this side's header")
     }
 }

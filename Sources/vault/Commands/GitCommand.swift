@@ -108,7 +108,7 @@ enum GitCommand {
             if let change = merge.recipientChange {
                 StandardIO.error(
                     "conflict in \(path): the recipients changed on the other side (now "
-                        + "\(HeaderTrust.describe(change.theirs)), yours: \(HeaderTrust.describe(change.ours))); "
+                        + "\(HeaderTrust.describe(change.theirs))\(change.named), yours: \(HeaderTrust.describe(change.ours))); "
                         + "the merge kept yours, so nothing is encrypted to theirs. Check with your team who "
                         + "they are; to accept them: git checkout --theirs \(path) && vault --file \(path) trust "
                         + "&& git checkout -m \(path)")

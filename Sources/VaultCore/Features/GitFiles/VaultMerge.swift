@@ -31,6 +31,9 @@ public struct VaultMerge {
         /// The stanza types of this side's header and of the other side's.
         public let ours: [StanzaType]
         public let theirs: [StanzaType]
+        /// The keys this user gave for the file that the other side's header shows (an SSH
+        /// stanza carries a tag of its key), and how many stanzas show none; empty when it shows none.
+        public var named: String = ""
     }
 
     /// The merged file (nil when it is this side's file unchanged).
@@ -69,7 +72,7 @@ public struct VaultMerge {
             guard try trusts(theirs, path: path, trust: trust) else {
                 return VaultMerge(
                     file: nil, conflicts: conflicts,
-                    recipientChange: RecipientChange(ours: [], theirs: theirs.stanzaTypes))
+                    recipientChange: change(ours: [], theirs: theirs, path: path, trust: trust))
             }
             envelope = theirs
         case (let ours?, let theirs?):
@@ -80,12 +83,24 @@ public struct VaultMerge {
                 envelope = theirs
             } else {
                 envelope = ours
-                recipientChange = RecipientChange(ours: ours.stanzaTypes, theirs: theirs.stanzaTypes)
+                recipientChange = change(ours: ours.stanzaTypes, theirs: theirs, path: path, trust: trust)
             }
         }
         let unchanged = envelope.headerBytes == mine.envelope?.headerBytes && records == mine.records
         let file = unchanged ? nil : Age.seal(VaultDocument.encode(records), envelope: envelope)
         return VaultMerge(file: file, conflicts: conflicts, recipientChange: recipientChange)
+    }
+
+    /// The other side's header as a change from `ours`, naming the keys this user gave for `path`
+    /// that it shows (``HeaderTrust/recognised(in:among:)``).
+    private static func change(
+        ours: [StanzaType], theirs: AgeEnvelope, path: String, trust: HeaderTrust?
+    ) -> RecipientChange {
+        var given: [String] = []
+        if let trust, case .some(let record?) = try? trust.record(for: path) { given = record.recipients }
+        return RecipientChange(
+            ours: ours, theirs: theirs.stanzaTypes,
+            named: HeaderTrust.recognised(in: theirs.headerBytes, among: given))
     }
 
     /// Whether `envelope`'s header is one this user accepted for `path`.
