@@ -21,6 +21,23 @@ enum Bech32 {
         return String(decoding: output, as: UTF8.self)
     }
 
+    /// Decodes an age key: Bech32 whose human-readable part is `hrp`. The data comes back as
+    /// ``SecureBytes`` (secret keys are read here too); errors say `malformed` or `otherKind`.
+    static func decodeKey(
+        _ text: String, hrp: String, malformed: String, otherKind: String
+    ) throws(AgeError) -> SecureBytes {
+        let decoded: (hrp: String, data: [UInt8])
+        do {
+            decoded = try decode(text)
+        } catch {
+            throw .invalidKey("\(malformed) (\(error.message))")
+        }
+        var data = decoded.data
+        let key = SecureBytes(taking: &data)
+        guard decoded.hrp == hrp else { throw .invalidKey(otherKind) }
+        return key
+    }
+
     /// Decodes a Bech32 string; returns the lowercase human-readable part and the data bytes.
     static func decode(_ text: String) throws(AgeError) -> (hrp: String, data: [UInt8]) {
         let bytes = Array(text.utf8)

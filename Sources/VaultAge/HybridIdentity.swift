@@ -27,17 +27,9 @@ public struct HybridIdentity: AgeIdentity {
 
     /// Parses `AGE-SECRET-KEY-PQ-1...` (Bech32, uppercase as age writes it, or all lowercase).
     public init(_ encoded: String) throws(AgeError) {
-        let decoded: (hrp: String, data: [UInt8])
-        do {
-            decoded = try Bech32.decode(encoded)
-        } catch {
-            throw .invalidKey("malformed post-quantum secret key (\(error.message))")
-        }
-        var decodedData = decoded.data
-        let seed = SecureBytes(taking: &decodedData)
-        guard decoded.hrp == HybridIdentity.hrp else {
-            throw .invalidKey("not an age post-quantum secret key (expected AGE-SECRET-KEY-PQ-1...)")
-        }
+        let seed = try Bech32.decodeKey(
+            encoded, hrp: HybridIdentity.hrp, malformed: "malformed post-quantum secret key",
+            otherKind: "not an age post-quantum secret key (expected AGE-SECRET-KEY-PQ-1...)")
         guard seed.count == HybridIdentity.seedSize,
             let key = seed.withUnsafeBytes({
                 try? XWingMLKEM768X25519.PrivateKey(seedRepresentation: $0, publicKey: nil)

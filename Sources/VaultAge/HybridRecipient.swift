@@ -25,22 +25,17 @@ public struct HybridRecipient: AgeRecipient, Hashable {
 
     /// Parses `age1pq1...` (Bech32, lowercase as age writes it; all uppercase is accepted too).
     public init(_ encoded: String) throws(AgeError) {
-        let decoded: (hrp: String, data: [UInt8])
-        do {
-            decoded = try Bech32.decode(encoded)
-        } catch {
-            throw .invalidKey("malformed post-quantum recipient (\(error.message))")
-        }
-        guard decoded.hrp == HybridRecipient.hrp else {
-            throw .invalidKey("not an age post-quantum recipient (expected age1pq1...)")
-        }
+        let data = try Bech32.decodeKey(
+            encoded, hrp: HybridRecipient.hrp, malformed: "malformed post-quantum recipient",
+            otherKind: "not an age post-quantum recipient (expected age1pq1...)"
+        ).unprotectedArray
         // The ML-KEM part is checked (its coefficients reduced mod q) by the parser below.
-        guard decoded.data.count == HybridRecipient.publicKeySize,
-            (try? XWingMLKEM768X25519.PublicKey(rawRepresentation: decoded.data)) != nil
+        guard data.count == HybridRecipient.publicKeySize,
+            (try? XWingMLKEM768X25519.PublicKey(rawRepresentation: data)) != nil
         else {
             throw .invalidKey("malformed post-quantum recipient: not an ML-KEM-768 + X25519 public key")
         }
-        self.keyBytes = decoded.data
+        self.keyBytes = data
     }
 
     /// The recipient as age writes it: `age1pq1...` in lowercase (1,959 characters).

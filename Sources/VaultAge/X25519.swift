@@ -18,17 +18,9 @@ public struct X25519Identity: AgeIdentity {
 
     /// Parses `AGE-SECRET-KEY-1...` (Bech32, uppercase as age writes it, or all lowercase).
     public init(_ encoded: String) throws(AgeError) {
-        let decoded: (hrp: String, data: [UInt8])
-        do {
-            decoded = try Bech32.decode(encoded)
-        } catch {
-            throw .invalidKey("malformed age secret key (\(error.message))")
-        }
-        var decodedData = decoded.data
-        let data = SecureBytes(taking: &decodedData)
-        guard decoded.hrp == X25519Identity.hrp else {
-            throw .invalidKey("not an age X25519 secret key (expected AGE-SECRET-KEY-1...)")
-        }
+        let data = try Bech32.decodeKey(
+            encoded, hrp: X25519Identity.hrp, malformed: "malformed age secret key",
+            otherKind: "not an age X25519 secret key (expected AGE-SECRET-KEY-1...)")
         guard data.count == 32,
             let key = data.withUnsafeBytes({ try? Curve25519.KeyAgreement.PrivateKey(rawRepresentation: $0) })
         else {
@@ -99,17 +91,12 @@ public struct X25519Recipient: AgeRecipient, Hashable {
     ///
     /// Low-order points are rejected: encrypting to one would give an all-zero shared secret.
     public init(_ encoded: String) throws(AgeError) {
-        let decoded: (hrp: String, data: [UInt8])
-        do {
-            decoded = try Bech32.decode(encoded)
-        } catch {
-            throw .invalidKey("malformed age recipient (\(error.message))")
-        }
-        guard decoded.hrp == X25519Recipient.hrp else {
-            throw .invalidKey("not an age X25519 recipient (expected age1...)")
-        }
-        guard decoded.data.count == 32,
-            let key = try? Curve25519.KeyAgreement.PublicKey(rawRepresentation: decoded.data)
+        let data = try Bech32.decodeKey(
+            encoded, hrp: X25519Recipient.hrp, malformed: "malformed age recipient",
+            otherKind: "not an age X25519 recipient (expected age1...)"
+        ).unprotectedArray
+        guard data.count == 32,
+            let key = try? Curve25519.KeyAgreement.PublicKey(rawRepresentation: data)
         else {
             throw .invalidKey("malformed age recipient: wrong length")
         }
@@ -120,7 +107,7 @@ public struct X25519Recipient: AgeRecipient, Hashable {
         else {
             throw .invalidKey("age recipient is a low-order point")
         }
-        self.keyBytes = decoded.data
+        self.keyBytes = data
     }
 
     /// The recipient as age writes it: `age1...` in lowercase.
