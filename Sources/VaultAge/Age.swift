@@ -1,4 +1,5 @@
 internal import Crypto
+public import VaultSecureBytes
 
 /// An opened header: what is needed to write a new payload under the same header without unwrapping
 /// the file key again (a fresh 16-byte payload nonce gives each write its own payload key).

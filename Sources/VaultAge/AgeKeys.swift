@@ -1,4 +1,5 @@
 internal import Crypto
+public import VaultSecureBytes
 
 /// The 16-byte key that encrypts a file's payload: recipients wrap it into stanzas, identities
 /// unwrap it. Only VaultAge can read its bytes; swift-crypto zeroes them when the last copy goes.

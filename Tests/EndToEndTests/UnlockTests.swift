@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VaultAge
+import VaultSecureBytes
 import VaultTestSupport
 
 /// Unlock once (issue 25): the kernel keyring holds a vault file's age file key, observed from

@@ -1,5 +1,6 @@
 import Testing
 import VaultAge
+import VaultSecureBytes
 
 /// The plugin client's two state machines against an in-memory plugin (the process seam), so
 /// the conversation itself is checked: what vault sends, and how it answers each command.

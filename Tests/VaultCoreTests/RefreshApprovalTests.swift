@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 import VaultAge
 import VaultCore
+import VaultSecureBytes
 import VaultTestSupport
 
 #if canImport(Glibc)

@@ -1,6 +1,6 @@
 import Testing
-import VaultAge
 import VaultCore
+import VaultSecureBytes
 
 /// Import, export, environment bindings and expiry states against the in-memory store.
 @Suite("Import, export, exec bindings")

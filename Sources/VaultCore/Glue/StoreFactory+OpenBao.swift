@@ -1,4 +1,4 @@
-import VaultAge
+import VaultSecureBytes
 
 /// The glue for the OpenBao backend: the `BAO_*` (else `VAULT_*`) variables of OpenBao's and
 /// HashiCorp Vault's own CLIs (docs/openbao.md).

@@ -1,4 +1,5 @@
 public import VaultAge
+import VaultSecureBytes
 
 /// The glue: the only code that reads environment variables and builds stores.
 ///

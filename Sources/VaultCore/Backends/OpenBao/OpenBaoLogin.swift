@@ -1,5 +1,5 @@
 import Crypto
-import VaultAge
+import VaultSecureBytes
 
 /// A token obtained by logging in, and until when it may be used.
 struct OpenBaoLoginResult {

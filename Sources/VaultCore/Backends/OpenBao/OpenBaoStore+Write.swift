@@ -1,4 +1,4 @@
-import VaultAge
+import VaultSecureBytes
 
 /// Writing a secret: all or nothing, and once.
 ///

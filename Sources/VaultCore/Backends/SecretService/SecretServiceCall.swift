@@ -1,5 +1,5 @@
 import CVaultSecret
-import VaultAge
+import VaultSecureBytes
 
 #if canImport(Glibc)
     import Glibc

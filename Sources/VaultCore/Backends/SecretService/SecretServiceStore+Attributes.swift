@@ -1,4 +1,4 @@
-import VaultAge
+import VaultSecureBytes
 
 /// Items addressed by arbitrary attributes rather than vault's `service` and `username`, for
 /// programs that store their own way (git-credential-libsecret). The GLib side stays in the

@@ -1,5 +1,5 @@
 import FoundationEssentials
-import VaultAge
+import VaultSecureBytes
 
 #if canImport(Glibc)
     import Glibc

@@ -1,5 +1,5 @@
 import FoundationEssentials
-import VaultAge
+import VaultSecureBytes
 
 /// The JSON form of `vault export --format json` and `vault import --format json` (docs/json.md).
 ///

@@ -1,5 +1,5 @@
 import CVaultHTTP
-import VaultAge
+import VaultSecureBytes
 
 #if canImport(Glibc)
     import Glibc
@@ -168,7 +168,7 @@ private func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafeP
     defer {
         // Header values carry credentials (Authorization, X-Vault-Token): wipe the copies.
         for copy in copies {
-            explicit_bzero(copy, strlen(copy))
+            zeroSecret(UnsafeMutableRawBufferPointer(start: copy, count: strlen(copy)))
             free(copy)
         }
     }
