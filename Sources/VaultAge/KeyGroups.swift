@@ -44,7 +44,7 @@ enum KeyGroups {
 
     /// `first` (at `index` of `all`) and the later keys of its type and group, all marked taken;
     /// `first` alone when it has no group.
-    static func members<Element, Key>(
+    private static func members<Element, Key>(
         of first: Key, at index: Int, in all: [Element], group: (Key) -> String?, taken: inout [Bool]
     ) -> [Key] {
         taken[index] = true
