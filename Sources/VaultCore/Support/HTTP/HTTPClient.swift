@@ -63,7 +63,8 @@ struct HTTPClient: Sendable {
     static func load() throws(HTTPError) {
         if let reason = loadOutcome {
             throw HTTPError(
-                .library, server: libraryName, reason: "cannot load \(libraryName) (install libcurl4): \(reason)")
+                .library, server: libraryName, reason: "cannot load \(libraryName) (Debian package libcurl4): \(reason)"
+            )
         }
     }
 
