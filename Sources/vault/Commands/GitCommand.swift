@@ -84,7 +84,7 @@ enum GitCommand {
     /// that owns the terminal, so nothing here may prompt.
     static func textconv(_ invocation: Invocation, file: String) throws(VaultError) -> Int32 {
         let keys = try promptless(invocation).fileKeys(prefix: "VAULT_", path: file)
-        StandardIO.print(try VaultFileListing.text(ofFileAt: file, keys: keys))
+        StandardIO.print(try VaultFileListing.text(ofFileAt: file, keys: keys, reason: \.wording))
         return ExitStatus.success
     }
 

@@ -34,9 +34,10 @@ public enum VaultFileListing {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// The one line shown instead of the listing when the reader cannot open the file.
-    public static func unreadable(_ error: VaultError, size: Int) -> String {
-        "# vault file (\(size) bytes): not shown, it cannot be opened here: \(error.message)\n"
+    /// The one line shown instead of the listing when the reader cannot open the file, with
+    /// `reason` as the caller words it.
+    static func unreadable(_ reason: String, size: Int) -> String {
+        "# vault file (\(size) bytes): not shown, it cannot be opened here: \(reason)\n"
     }
 
     private static func hexByte(_ byte: UInt8) -> String {
@@ -47,15 +48,18 @@ public enum VaultFileListing {
 
 extension VaultFileListing {
     /// The listing of the vault file at `path` (git's temporary copy of one version), or the
-    /// one-line note when `keys` cannot open it. Never asks for anything: `keys` must not prompt.
-    public static func text(ofFileAt path: String, keys: FileKeys) throws(VaultError) -> String {
+    /// one-line note when `keys` cannot open it, the error worded by `reason` (the tool's wording,
+    /// remedy included). Never asks for anything: `keys` must not prompt.
+    public static func text(
+        ofFileAt path: String, keys: FileKeys, reason: (VaultError) -> String
+    ) throws(VaultError) -> String {
         guard let file = try FileSystem.read(path, limit: FileStore.maximumFileSize) else {
             throw VaultError(.notFound, "no file at \(path)")
         }
         do throws(VaultError) {
             return text(of: try VaultFileVersion.open(file, keys: keys, label: "this version"))
         } catch {
-            return unreadable(error, size: file.count)
+            return unreadable(reason(error), size: file.count)
         }
     }
 }
