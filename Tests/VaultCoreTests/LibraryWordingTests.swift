@@ -84,11 +84,21 @@ enum SwiftLiterals {
         return scanner.found
     }
 
+    /// The source's code without its comments and literals (a literal reads as `""`), line for
+    /// line: what a call site is made of.
+    static func code(in source: String) -> String {
+        var scanner = Scanner(Array(source.unicodeScalars))
+        scanner.code(untilParenthesisCloses: false)
+        return scanner.codeText
+    }
+
     private struct Scanner {
         let text: [Unicode.Scalar]
         var index = 0
         var line = 1
         var found: [Literal] = []
+        /// The code outside comments and literals, with every line break of the source.
+        var codeText = ""
 
         init(_ text: [Unicode.Scalar]) { self.text = text }
 
@@ -102,7 +112,10 @@ enum SwiftLiterals {
 
         mutating func advance(_ count: Int = 1) {
             for _ in 0..<count where index < text.count {
-                if text[index] == "\n" { line += 1 }
+                if text[index] == "\n" {
+                    line += 1
+                    codeText += "\n"
+                }
                 index += 1
             }
         }
@@ -119,9 +132,11 @@ enum SwiftLiterals {
                     var hashes = 0
                     while peek(hashes) == "#" { hashes += 1 }
                     if peek(hashes) == "\"" {
+                        codeText += "\"\""
                         advance(hashes)
                         string(hashes: hashes)
                     } else {
+                        codeText += String(repeating: "#", count: max(hashes, 1))
                         advance(max(hashes, 1))
                     }
                 } else {
@@ -133,6 +148,7 @@ enum SwiftLiterals {
                         }
                         depth -= 1
                     }
+                    if scalar != "\n" { codeText.unicodeScalars.append(scalar) }
                     advance()
                 }
             }
