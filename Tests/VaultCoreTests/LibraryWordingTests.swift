@@ -89,7 +89,7 @@ enum SwiftLiterals {
     static func code(in source: String) -> String {
         var scanner = Scanner(Array(source.unicodeScalars))
         scanner.code(untilParenthesisCloses: false)
-        return scanner.codeText
+        return String(String.UnicodeScalarView(scanner.codeText))
     }
 
     private struct Scanner {
@@ -98,7 +98,7 @@ enum SwiftLiterals {
         var line = 1
         var found: [Literal] = []
         /// The code outside comments and literals, with every line break of the source.
-        var codeText = ""
+        var codeText: [Unicode.Scalar] = []
 
         init(_ text: [Unicode.Scalar]) { self.text = text }
 
@@ -114,7 +114,7 @@ enum SwiftLiterals {
             for _ in 0..<count where index < text.count {
                 if text[index] == "\n" {
                     line += 1
-                    codeText += "\n"
+                    codeText.append("\n")
                 }
                 index += 1
             }
@@ -124,19 +124,19 @@ enum SwiftLiterals {
         mutating func code(untilParenthesisCloses: Bool) {
             var depth = 0
             while let scalar = peek() {
-                if starts(with: "//") {
+                if scalar == "/" && peek(1) == "/" {
                     while let next = peek(), next != "\n" { advance() }
-                } else if starts(with: "/*") {
+                } else if scalar == "/" && peek(1) == "*" {
                     blockComment()
                 } else if scalar == "#" || scalar == "\"" {
                     var hashes = 0
                     while peek(hashes) == "#" { hashes += 1 }
                     if peek(hashes) == "\"" {
-                        codeText += "\"\""
+                        codeText += ["\"", "\""]
                         advance(hashes)
                         string(hashes: hashes)
                     } else {
-                        codeText += String(repeating: "#", count: max(hashes, 1))
+                        codeText += Array(repeating: "#", count: max(hashes, 1))
                         advance(max(hashes, 1))
                     }
                 } else {
@@ -148,7 +148,7 @@ enum SwiftLiterals {
                         }
                         depth -= 1
                     }
-                    if scalar != "\n" { codeText.unicodeScalars.append(scalar) }
+                    if scalar != "\n" { codeText.append(scalar) }
                     advance()
                 }
             }
