@@ -27,13 +27,8 @@ struct ChildProcessSourceTests {
 
     @Test("no Swift file under Sources/ but ChildProcess.swift (and vault exec) spawns, forks or execs")
     func oneWay() throws {
-        let root = try #require(packageRoot()).appendingPathComponent("Sources")
-        let files = try #require(FileManager.default.enumerator(atPath: root.path)).compactMap { $0 as? String }
-            .filter { $0.hasSuffix(".swift") }.sorted()
-        #expect(files.count > 100, "too few sources found under \(root.path)")
         var allowedSeen = Set<String>()
-        for file in files {
-            let source = try String(contentsOf: root.appendingPathComponent(file), encoding: .utf8)
+        for (file, source) in try SwiftLiterals.sources(under: "Sources", atLeast: 100) {
             let lines = Self.spawningLines(source)
             if Self.allowed.contains(where: { $0.file == file }) {
                 if !lines.isEmpty { allowedSeen.insert(file) }

@@ -22,13 +22,9 @@ struct LibraryWordingTests {
 
     @Test("no VaultCore string literal names a 'vault ...' command or a --flag")
     func noCommands() throws {
-        let root = try #require(packageRoot()).appendingPathComponent("Sources/VaultCore")
-        let files = try #require(FileManager.default.enumerator(atPath: root.path)).compactMap { $0 as? String }
-            .filter { $0.hasSuffix(".swift") }.sorted()
-        #expect(files.count > 50, "too few sources found under \(root.path)")
         var allowedSeen = Set<String>()
-        for file in files where !Self.argumentFiles.contains(where: { $0.file == file }) {
-            let source = try String(contentsOf: root.appendingPathComponent(file), encoding: .utf8)
+        for (file, source) in try SwiftLiterals.sources(under: "Sources/VaultCore", atLeast: 50)
+        where !Self.argumentFiles.contains(where: { $0.file == file }) {
             for literal in SwiftLiterals.strings(in: source) where Self.namesCommand(literal.text) {
                 if Self.allowed.contains(where: { $0.file == file && $0.text == literal.text }) {
                     allowedSeen.insert(file + literal.text)
@@ -76,6 +72,16 @@ enum SwiftLiterals {
     struct Literal: Equatable {
         var text: String
         var line: Int
+    }
+
+    /// The Swift files under `folder` of the package (paths relative to it, sorted) with their
+    /// text; a test fails unless there are more than `atLeast`.
+    static func sources(under folder: String, atLeast: Int) throws -> [(file: String, source: String)] {
+        let root = try #require(packageRoot()).appendingPathComponent(folder)
+        let files = try #require(FileManager.default.enumerator(atPath: root.path)).compactMap { $0 as? String }
+            .filter { $0.hasSuffix(".swift") }.sorted()
+        #expect(files.count > atLeast, "too few sources found under \(root.path)")
+        return try files.map { ($0, try String(contentsOf: root.appendingPathComponent($0), encoding: .utf8)) }
     }
 
     static func strings(in source: String) -> [Literal] {
