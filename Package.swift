@@ -7,15 +7,20 @@ let package = Package(
         .executable(name: "vault", targets: ["vault"]),
         .library(name: "VaultCore", targets: ["VaultCore"]),
         .library(name: "VaultAge", targets: ["VaultAge"]),
+        .library(name: "VaultSecureBytes", targets: ["VaultSecureBytes"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", exact: "4.5.2")
     ],
     targets: [
+        // Bytes that hold a secret (SecureBytes) and the one place memory that held one is
+        // zeroed; below every other module, so that naming a secret needs no age or storage code.
+        .target(name: "VaultSecureBytes"),
         // The age v1 file format (age-encryption.org/v1): header, stanzas, STREAM payload.
         .target(
             name: "VaultAge",
             dependencies: [
+                "VaultSecureBytes",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
@@ -34,6 +39,7 @@ let package = Package(
             name: "VaultCore",
             dependencies: [
                 "VaultAge",
+                "VaultSecureBytes",
                 "CVaultSecret",
                 "CVaultHTTP",
                 "CVaultProcess",
@@ -43,17 +49,18 @@ let package = Package(
             ]
         ),
         // The command-line tool: argument parsing, terminal I/O, exit codes.
-        .executableTarget(name: "vault", dependencies: ["VaultCore", "VaultAge", "CVaultProcess"]),
+        .executableTarget(name: "vault", dependencies: ["VaultCore", "VaultAge", "VaultSecureBytes", "CVaultProcess"]),
         // Helpers shared by the test targets: running tools, temporary folders, a pseudo-terminal.
         .target(name: "CVaultTestSupport", path: "Tests/CVaultTestSupport"),
         .target(name: "VaultTestSupport", dependencies: ["CVaultTestSupport"], path: "Tests/VaultTestSupport"),
-        .testTarget(name: "VaultAgeTests", dependencies: ["VaultAge", "VaultTestSupport"]),
+        .testTarget(name: "VaultSecureBytesTests", dependencies: ["VaultSecureBytes", "VaultTestSupport"]),
+        .testTarget(name: "VaultAgeTests", dependencies: ["VaultAge", "VaultSecureBytes", "VaultTestSupport"]),
         .testTarget(
-            name: "VaultCoreTests", dependencies: ["VaultCore", "VaultAge", "VaultTestSupport"],
+            name: "VaultCoreTests", dependencies: ["VaultCore", "VaultAge", "VaultSecureBytes", "VaultTestSupport"],
             exclude: ["Servers"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["VaultAge", "VaultTestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["VaultAge", "VaultSecureBytes", "VaultTestSupport"]),
         // The command-line parser and table, in-process (`@testable import vault`).
-        .testTarget(name: "VaultCommandLineTests", dependencies: ["vault", "VaultCore"]),
+        .testTarget(name: "VaultCommandLineTests", dependencies: ["vault", "VaultCore", "VaultSecureBytes"]),
     ]
 )
 

@@ -1,4 +1,5 @@
 internal import Crypto
+public import VaultSecureBytes
 
 // Opening a file with a file key known from elsewhere (the kernel keyring's cache, issue 25),
 // instead of unwrapping it from a stanza with an identity. Kept apart from Age.swift so that the

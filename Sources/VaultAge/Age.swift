@@ -1,4 +1,5 @@
 internal import Crypto
+public import VaultSecureBytes
 
 /// An opened header: what is needed to write a new payload under the same header without unwrapping
 /// the file key again (a fresh 16-byte payload nonce gives each write its own payload key).
@@ -38,10 +39,8 @@ public enum Age {
         }
         try checkPostQuantumNotMixed(recipients)
         let fileKey = SymmetricKey(size: SymmetricKeySize(bitCount: KeyWrap.fileKeySize * 8))
-        var stanzas: [Stanza] = []
-        for recipient in recipients {
-            stanzas += try recipient.wrap(FileKey(fileKey))
-        }
+        // The keys of one plugin are wrapped together, in one run of the plugin.
+        let stanzas = try KeyGroups.wrap(FileKey(fileKey), for: recipients)
         guard stanzas.count <= Header.maximumStanzas else {
             throw .invalidKey("\(stanzas.count) stanzas; a file may have at most \(Header.maximumStanzas)")
         }
@@ -111,9 +110,8 @@ public enum Age {
         if stanzas.contains(where: { $0.type == Scrypt.stanzaType }) && stanzas.count != 1 {
             throw .header("an scrypt stanza must be the only stanza in the header")
         }
-        for identity in identities {
-            if let fileKey = try identity.unwrap(stanzas) { return fileKey.key }
-        }
+        // The keys of one plugin are tried together, in one run of the plugin.
+        if let fileKey = try KeyGroups.unwrap(stanzas, with: identities) { return fileKey.key }
         throw AgeError(kind: .noMatch, message: "no identity matched any of the file's recipients")
     }
 

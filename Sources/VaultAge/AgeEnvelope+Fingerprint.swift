@@ -1,4 +1,5 @@
 internal import Crypto
+public import VaultSecureBytes
 
 extension AgeEnvelope {
     /// An HMAC-SHA256 of `message` under a key derived from the file key with HKDF-SHA256 and

@@ -1,4 +1,5 @@
 internal import Crypto
+public import VaultSecureBytes
 
 /// The 16-byte key that encrypts a file's payload: recipients wrap it into stanzas, identities
 /// unwrap it. Only VaultAge can read its bytes; swift-crypto zeroes them when the last copy goes.
@@ -26,6 +27,13 @@ public protocol AgeRecipient: Sendable {
     var isPostQuantum: Bool { get }
     /// Wraps the file key for this recipient into one or more stanzas.
     func wrap(_ fileKey: FileKey) throws(AgeError) -> [Stanza]
+    /// Recipients of this type with the same non-nil group are wrapped in one call of
+    /// ``wrap(_:for:)``: the keys of one age plugin share one run of the plugin (one PIN, one
+    /// touch), as the age plugin protocol intends. Nil (the default): wrapped on its own.
+    var group: String? { get }
+    /// Wraps the file key for `recipients`, all of one ``group``, in one go; the default wraps
+    /// each in turn.
+    static func wrap(_ fileKey: FileKey, for recipients: [Self]) throws(AgeError) -> [Stanza]
     /// Whether `stanza` was plausibly written for this recipient, judged from what the stanza
     /// shows (an SSH stanza's key tag); false when a stanza shows nothing about its recipient.
     func recognizes(_ stanza: Stanza) -> Bool
@@ -50,6 +58,13 @@ public protocol AgeIdentity: Sendable {
     /// A malformed stanza of a type this identity reads is a `.header` error, found before any
     /// key is tried; stanzas of other types are ignored.
     func unwrap(_ stanzas: [Stanza]) throws(AgeError) -> FileKey?
+    /// Identities of this type with the same non-nil group are tried in one call of
+    /// ``unwrap(_:with:)``: the keys of one age plugin share one run of the plugin. Nil (the
+    /// default): tried on its own.
+    var group: String? { get }
+    /// Unwraps the file key with any of `identities`, all of one ``group``, in one go; the
+    /// default tries each in turn, as ``unwrap(_:)`` would.
+    static func unwrap(_ stanzas: [Stanza], with identities: [Self]) throws(AgeError) -> FileKey?
 }
 
 extension AgeRecipient {
@@ -57,10 +72,25 @@ extension AgeRecipient {
     public var isPostQuantum: Bool { false }
     public func recognizes(_ stanza: Stanza) -> Bool { false }
     public var recipientLine: String? { nil }
+    public var group: String? { nil }
+
+    public static func wrap(_ fileKey: FileKey, for recipients: [Self]) throws(AgeError) -> [Stanza] {
+        var stanzas: [Stanza] = []
+        for recipient in recipients { stanzas += try recipient.wrap(fileKey) }
+        return stanzas
+    }
 }
 
 extension AgeIdentity {
     public var needsPerson: Bool { false }
+    public var group: String? { nil }
+
+    public static func unwrap(_ stanzas: [Stanza], with identities: [Self]) throws(AgeError) -> FileKey? {
+        for identity in identities {
+            if let fileKey = try identity.unwrap(stanzas) { return fileKey }
+        }
+        return nil
+    }
 }
 
 /// How a key asks a person for something while it is being used (an encrypted SSH key's

@@ -1,3 +1,5 @@
+internal import VaultSecureBytes
+
 /// ASCII armor: strict PEM (RFC 7468 §3) with the label "AGE ENCRYPTED FILE".
 ///
 /// Accepted: whitespace-only lines before the BEGIN line and whitespace after the END line, LF or

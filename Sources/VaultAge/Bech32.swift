@@ -1,3 +1,5 @@
+internal import VaultSecureBytes
+
 /// Bech32 (BIP 173) without the 90-character limit, as age uses it for keys.
 ///
 /// A string is all lowercase or all uppercase; the checksum is always computed over the lowercase form.

@@ -1,4 +1,5 @@
 internal import Crypto
+internal import VaultSecureBytes
 
 /// The textual age header: version line, recipient stanzas and the MAC line.
 struct Header {

@@ -1,5 +1,6 @@
 internal import Crypto
 internal import FoundationEssentials
+internal import VaultSecureBytes
 
 /// An age post-quantum hybrid identity (ML-KEM-768 + X25519), written as `AGE-SECRET-KEY-PQ-1...`.
 ///
@@ -43,7 +44,7 @@ public struct HybridIdentity: AgeIdentity {
     /// The identity as age writes it: `AGE-SECRET-KEY-PQ-1...` in uppercase.
     public var encoded: String {
         var seed = privateKey.seedRepresentation
-        defer { seed.resetBytes(in: 0..<seed.count) }
+        defer { wipe(&seed) }
         return Bech32.encode(hrp: HybridIdentity.hrp, data: SecureBytes(seed)).uppercased()
     }
 
@@ -91,7 +92,7 @@ public struct HybridIdentity: AgeIdentity {
             }
             // A stanza for another key fails to authenticate: the normal answer, try the next one.
             guard var opened = try? recipient.open(stanza.body) else { continue }
-            defer { opened.resetBytes(in: 0..<opened.count) }
+            defer { wipe(&opened) }
             return FileKey(SymmetricKey(data: opened))
         }
         return nil

@@ -1,5 +1,6 @@
 internal import Crypto
 internal import FoundationEssentials
+internal import VaultSecureBytes
 
 /// An age post-quantum hybrid recipient (ML-KEM-768 + X25519, i.e. X-Wing), written as `age1pq1...`.
 ///

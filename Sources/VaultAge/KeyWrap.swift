@@ -1,5 +1,6 @@
 internal import Crypto
 internal import FoundationEssentials
+internal import VaultSecureBytes
 
 /// Wraps and unwraps the 16-byte file key in a stanza body: ChaCha20-Poly1305 under a wrap key with
 /// an all-zero nonce (safe because every wrap key is used once).
@@ -33,7 +34,7 @@ enum KeyWrap {
             // An authentication failure is the normal answer for a stanza addressed to someone else.
             return nil
         }
-        defer { opened.resetBytes(in: 0..<opened.count) }
+        defer { wipe(&opened) }
         return SymmetricKey(data: opened)
     }
 

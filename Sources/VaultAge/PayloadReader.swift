@@ -1,5 +1,6 @@
 internal import Crypto
 internal import FoundationEssentials
+public import VaultSecureBytes
 
 /// Decrypts an age file one STREAM chunk at a time, for a caller that reads the file in pieces.
 ///
@@ -66,7 +67,13 @@ public struct AgePayloadReader {
     }
 
     /// Authenticates and decrypts the chunk at ``nextChunk``.
-    public mutating func open(_ sealed: UnsafeRawBufferPointer) throws(AgeError) -> AgePlaintextChunk {
+    public mutating func open(_ sealed: UnsafeRawBufferPointer) throws(AgeError) -> SecureBytes {
+        var plaintext = try openChunk(sealed)
+        return SecureBytes(taking: &plaintext)
+    }
+
+    /// ``open(_:)`` as swift-crypto returns it; the caller wipes it.
+    private mutating func openChunk(_ sealed: UnsafeRawBufferPointer) throws(AgeError) -> Data {
         guard !finished else { throw .payload("data after the final payload chunk") }
         let (length, last) = Stream.sealedLength(remaining: fileSize - offset)
         guard sealed.count == length else { throw .payload("payload chunk \(counter) is truncated") }
@@ -74,7 +81,7 @@ public struct AgePayloadReader {
         offset += length
         counter += 1
         finished = last
-        return AgePlaintextChunk(plaintext)
+        return plaintext
     }
 
     /// The header at the start of `prefix`, or nil when the caller should read the whole file.
@@ -93,31 +100,6 @@ public struct AgePayloadReader {
     }
 }
 
-/// The plaintext of one authenticated chunk, wiped when it is released.
-public final class AgePlaintextChunk {
-    private var data: Data
-
-    init(_ data: Data) { self.data = data }
-
-    /// Calls `body` with the plaintext bytes, valid only during the call.
-    public func withBytes<T, E: Error>(_ body: (UnsafeBufferPointer<UInt8>) throws(E) -> T) throws(E) -> T {
-        let result: Result<T, E> = data.withUnsafeBytes { raw in
-            raw.withMemoryRebound(to: UInt8.self) { bytes in
-                do throws(E) {
-                    return .success(try body(bytes))
-                } catch {
-                    return .failure(error)
-                }
-            }
-        }
-        return try result.get()
-    }
-
-    deinit {
-        data.resetBytes(in: 0..<data.count)
-    }
-}
-
 extension AgePayloadReader {
     /// Decrypts the rest of a file held in memory, chunk by chunk, into one plaintext.
     ///
@@ -128,8 +110,9 @@ extension AgePayloadReader {
         // A failure drops `plaintext`, which zeroes itself.
         while let range = nextChunk {
             guard range.upperBound <= file.count else { throw .payload("the file is shorter than its size") }
-            let chunk = try withBytes(of: file[range]) { (sealed) throws(AgeError) in try self.open(sealed) }
-            chunk.withBytes { plaintext.append(contentsOf: UnsafeRawBufferPointer($0)) }
+            var opened = try withBytes(of: file[range]) { (sealed) throws(AgeError) in try self.openChunk(sealed) }
+            opened.withUnsafeBytes { plaintext.append(contentsOf: $0) }
+            wipe(&opened)
         }
         return plaintext
     }

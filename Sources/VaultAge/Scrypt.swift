@@ -1,5 +1,6 @@
 internal import Crypto
 internal import FoundationEssentials
+internal import VaultSecureBytes
 internal import _CryptoExtras
 
 /// The scrypt (passphrase) recipient type: wrap key = scrypt(N = 2^logN, r = 8, p = 1) over

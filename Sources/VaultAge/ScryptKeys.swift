@@ -1,3 +1,5 @@
+public import VaultSecureBytes
+
 /// A passphrase as a recipient: the file key wrapped with scrypt at `workFactor` (log2 N).
 ///
 /// It must be the only recipient of a file (an age rule), or encryption throws `.invalidKey`.

@@ -1,5 +1,6 @@
 internal import Crypto
 internal import FoundationEssentials
+internal import VaultSecureBytes
 
 /// The age payload: STREAM over ChaCha20-Poly1305 in 64 KiB chunks.
 ///
@@ -53,7 +54,7 @@ enum Stream {
                 try opener.open(sealed, counter: counter, last: last, key: key)
             }
             opened.withUnsafeBytes { plaintext.append(contentsOf: $0) }
-            opened.resetBytes(in: 0..<opened.count)
+            wipe(&opened)
             offset += length
             counter += 1
         }
@@ -74,7 +75,7 @@ enum Stream {
         private var combined: [UInt8] = []
 
         /// Authenticates and decrypts chunk number `counter`. The caller wipes the plaintext
-        /// (`resetBytes`) when done with it.
+        /// (`wipe(_:)`) when done with it, or hands it to ``SecureBytes/init(taking:)``.
         mutating func open(
             _ sealed: UnsafeRawBufferPointer, counter: UInt64, last: Bool, key: SymmetricKey
         ) throws(AgeError) -> Data {

@@ -1,5 +1,6 @@
 internal import Crypto
 internal import FoundationEssentials
+internal import VaultSecureBytes
 
 /// An age X25519 identity (private key), written as `AGE-SECRET-KEY-1...`.
 public struct X25519Identity: AgeIdentity {

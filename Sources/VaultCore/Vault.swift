@@ -1,4 +1,4 @@
-public import VaultAge
+public import VaultSecureBytes
 
 /// The operations behind the `vault` commands, written once above the storage edge.
 ///

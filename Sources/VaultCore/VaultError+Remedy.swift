@@ -25,8 +25,6 @@ extension VaultError {
         case bindOneExplicitly
         /// No variable name can be derived from the name `account`: bind one to it explicitly.
         case bindVariable(account: String)
-        /// The Secret Service cannot be used here: the file backend needs none.
-        case useFileBackend
         /// The token server rejected the refresh token of `account`: log in again to get a new one.
         case logInAgain(account: String)
         /// The token `account` has no refresh token (or no token endpoint): log in to get one.
@@ -61,6 +59,62 @@ extension VaultError {
         /// and allow it; when `morePromptTime`, it was not answered in time, and a longer prompt
         /// time-out gives the person more.
         case allowAccessRequest(morePromptTime: Bool)
+        /// The failure was of the moment (a connection lost, another writer at the same time, a
+        /// server still busy): the same operation may succeed if tried again.
+        case retry
+        /// The value given is not accepted; `forms` says, as data, which are ("session or user",
+        /// "a whole number from 10 to 22"): give one of them.
+        case giveAccepted(forms: String)
+        /// The name given is not one of the names spelled out in `names` ("auto, file or
+        /// openbao"): use one of them.
+        case useOneOf(names: String)
+        /// What is missing comes from one of these environment variables: set one.
+        case setVariable(oneOf: [String])
+        /// The failure depends on something outside vault, named as data ("BAO_ADDR and the
+        /// server", "the clocks"): look at it.
+        case check(String)
+        /// A file or folder vault keeps secrets in, or reads key material from, is open to others:
+        /// give it `mode` (chmod's "600", "700").
+        case restrictMode(path: String, mode: String)
+        /// Root does not replace another user's file with secrets: remove that file, or write
+        /// elsewhere.
+        case removeForeignFile
+        /// An address vault would send tokens to is plain http on another machine: use https,
+        /// or allow plain http explicitly.
+        case useHTTPS
+        /// A folder was named where a file is expected: name the file in it.
+        case nameFileItself
+        /// The keyring is locked: unlock it (by logging in, or in the provider) and retry.
+        case unlockKeyring
+        /// The provider acknowledged a write it did not keep: unlock the keyring in the provider,
+        /// or restart the provider, and retry.
+        case unlockKeyringOrRestartProvider
+        /// The Secret Service did not answer in time: the provider may be showing a dialog that
+        /// waits for an answer, or the time-out is too short.
+        case answerDialogOrRaiseTimeout
+        /// There is no session bus here: the Secret Service is reached from a desktop session
+        /// (and the file backend needs none).
+        case runInDesktopSession
+        /// No program provides the Secret Service: start one (or use the file backend).
+        case startProvider
+        /// The provider has no default keyring: create one in it (or use the file backend).
+        case createDefaultKeyring
+        /// KWallet cannot encrypt for the transfer without QCA's OpenSSL plug-in: install it and
+        /// restart kwalletd (or use the file backend).
+        case installQCAPlugin
+        /// No OpenBao credentials in the environment: give a token, a JWT login, an AppRole, or log
+        /// in with OpenBao's own client.
+        case provideOpenBaoCredentials
+        /// A JWT role is named but no JWT is given, nor can the CI job ask for one: give one, or
+        /// let the job ask for an id token.
+        case provideJWT
+        /// The JWT has expired: get a fresh one.
+        case freshJWT
+        /// The JWT's audience is not one the role accepts: ask for one it does (when `fromActions`,
+        /// vault asked the CI job for it, through a variable naming the audience).
+        case jwtAudience(fromActions: Bool)
+        /// A standby node redirected to an active node that is not among the addresses given: add it.
+        case addActiveNode
         /// Storing a refreshed token of `account` failed, but the token is kept (in the refresh
         /// journal): once `after` (the store failure's own remedy, if any) is done, the next read
         /// of `account` stores it.

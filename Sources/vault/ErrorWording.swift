@@ -35,7 +35,6 @@ extension VaultError {
         case .bindExplicitly: return "; bind it explicitly with --env VAR=NAME"
         case .bindOneExplicitly: return "; bind one of them with --env VAR=NAME"
         case .bindVariable(let account): return "; bind it with --env VAR=\(account)"
-        case .useFileBackend: return ", or use --backend file"
         case .logInAgain(let account): return "; run 'vault oauth login \(account)' again"
         case .logIn(let account): return "; run 'vault oauth login \(account)'"
         case .storeTokenAgain: return "; run 'vault oauth login' or 'vault set' again"
@@ -58,6 +57,39 @@ extension VaultError {
         case .unlockKeyringOrAnswerDialog:
             return ": unlock it (log in to the desktop, or unlock the database in KeePassXC), or run vault at a "
                 + "terminal on the desktop to answer the provider's dialog"
+        case .retry: return "; try again"
+        case .giveAccepted(let forms): return "; give \(forms)"
+        case .useOneOf(let names): return "; use \(names)"
+        case .setVariable(let names) where names.count > 2: return "; set one of " + names.joined(separator: ", ")
+        case .setVariable(let names): return "; set " + names.joined(separator: " or ")
+        case .check(let what): return "; check \(what)"
+        case .restrictMode(let path, let mode): return "; run: chmod \(mode) \(path)"
+        case .removeForeignFile: return "; remove it or write elsewhere"
+        case .useHTTPS: return "; use https://, or set VAULT_ALLOW_HTTP=1 to allow it"
+        case .nameFileItself: return "; name the file itself"
+        case .unlockKeyring:
+            return "; unlock it (log in to the desktop, or unlock the database in KeePassXC) and retry"
+        case .unlockKeyringOrRestartProvider: return "; unlock the keyring in the provider (or restart it) and retry"
+        case .answerDialogOrRaiseTimeout:
+            return "; if the provider shows a dialog (unlock, or approve access), answer it, or raise VAULT_TIMEOUT"
+        case .runInDesktopSession: return "; run vault in your desktop session, or use --backend file"
+        case .startProvider:
+            return "; start one (GNOME Keyring, KeePassXC with its Secret Service integration on, or KWallet), "
+                + "or use --backend file"
+        case .createDefaultKeyring: return "; create one in the provider, or use --backend file"
+        case .installQCAPlugin:
+            return "; install libqca-qt5-2-plugins (or your system's QCA OpenSSL plug-in) and restart kwalletd, "
+                + "or use --backend file"
+        case .provideOpenBaoCredentials:
+            return ": set BAO_TOKEN, or BAO_JWT_ROLE with BAO_JWT or BAO_JWT_FILE, or BAO_ROLE_ID and BAO_SECRET_ID "
+                + "for AppRole, or log in with 'bao login'"
+        case .provideJWT:
+            return ": set BAO_JWT or BAO_JWT_FILE, or in GitHub or Forgejo Actions give the job "
+                + "'permissions: id-token: write'"
+        case .freshJWT: return "; get a fresh one"
+        case .jwtAudience(fromActions: true): return "; set BAO_JWT_AUDIENCE to one the role accepts"
+        case .jwtAudience(fromActions: false): return "; ask for a JWT with an audience the role accepts"
+        case .addActiveNode: return "; add the active node's address to BAO_ADDR"
         case .nextGetStores(let account, let after):
             // The store failure's own remedy comes first, where its message left off: it is what
             // lets the next read store the kept token.

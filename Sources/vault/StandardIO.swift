@@ -1,5 +1,5 @@
-import VaultAge
 import VaultCore
+import VaultSecureBytes
 
 #if canImport(Glibc)
     import Glibc

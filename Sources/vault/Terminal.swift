@@ -1,5 +1,6 @@
 import VaultAge
 import VaultCore
+import VaultSecureBytes
 
 #if canImport(Glibc)
     import Glibc

@@ -124,13 +124,16 @@ struct AgePluginTests {
         ]
         for (mode, status, fragment) in cases {
             let key = try Self.key(mode)
+            // Only the hanging plugin is given 1 s: the others must be told apart by what they did,
+            // not by how fast a loaded machine starts them.
+            let timeout = mode == "hang" ? "1" : "60"
             // Wrapping: rekey to the broken plugin's recipient fails and changes nothing.
-            try vault.run(["rekey", "--recipient", key.recipient], env: ["VAULT_TIMEOUT": "1"])
+            try vault.run(["rekey", "--recipient", key.recipient], env: ["VAULT_TIMEOUT": timeout])
                 .expectFailure(status, fragment)
             #expect(try bytes(vault.vaultFile) == before, "\(mode): the file is untouched")
             // Unwrapping: neither get nor set gets through, and set writes nothing.
             let unwrapFragment = fragment.replacingOccurrences(of: "(internal)", with: "(identity)")
-            let env = ["VAULT_IDENTITY": key.identity, "VAULT_TIMEOUT": "1"]
+            let env = ["VAULT_IDENTITY": key.identity, "VAULT_TIMEOUT": timeout]
             try vault.run(["get", "tok"], env: env).expectFailure(status, unwrapFragment)
             try vault.run(["set", "other"], stdin: [1], env: env).expectFailure(status, unwrapFragment)
             #expect(try bytes(vault.vaultFile) == before, "\(mode): the file is untouched")

@@ -27,7 +27,7 @@ struct DoctorReasonEndToEndTests {
         }
         // A file not created yet: the library says so (a fact), the tool names the command that creates it.
         let fresh = try vault.run(["doctor"], env: ["VAULT_FILE": vault.path("fresh.age")])
-        #expect(fresh.stdoutText.contains("fresh.age (not created yet); unlock with "), "\(fresh.stdoutText)")
+        #expect(fresh.stdoutText.contains("fresh.age (not created yet); unlocked with "), "\(fresh.stdoutText)")
         #expect(fresh.stdoutText.contains("; the first 'vault set' creates it"), "\(fresh.stdoutText)")
     }
 }

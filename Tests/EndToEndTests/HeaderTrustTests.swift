@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VaultAge
+import VaultSecureBytes
 import VaultTestSupport
 
 /// A vault file re-encrypted behind the user's back to its recipients plus an intruder's key:

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VaultAge
+import VaultSecureBytes
 import VaultTestSupport
 
 /// Damaged and hostile vault files through the built binary: `get`, `ls`, `set` and `rm` each exit

@@ -71,7 +71,7 @@ extension OAuthRefreshTests {
             atPath: first.path("second-home/.config/vault"), withIntermediateDirectories: true)
         try "# approved commands\n\(command)\n".write(toFile: list, atomically: false, encoding: .utf8)
         chmod(list, 0o666)
-        try second.run(["get", "cmd"]).expectFailure(6, "chmod go-w")
+        try second.run(["get", "cmd"]).expectFailure(6, "may be written by group or others (mode 666)")
         #expect(!FileManager.default.fileExists(atPath: marker))
         chmod(list, 0o600)
         let minted = try second.run(["get", "cmd"])

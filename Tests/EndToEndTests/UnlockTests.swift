@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VaultAge
+import VaultSecureBytes
 import VaultTestSupport
 
 /// Unlock once (issue 25): the kernel keyring holds a vault file's age file key, observed from
@@ -375,6 +376,67 @@ struct UnlockTests {
         #expect(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst(4).first == "3f2f0000", "\(line)")
         #expect(result.reported("other") == "a1", "\(result.stderr)")
         #expect(result.reported("lock") == "0")
+        #expect(result.reported("after") == "0")
+    }
+
+    @Test(
+        "a full key quota (EDQUOT): unlock exits 5 with one line and changes nothing; a prompted get works and caches nothing, silently"
+    )
+    func keyQuotaFull() throws {
+        let box = try KeyringSandbox.make()
+        defer { box.cleanUp() }
+        // The uid's own quota, from its /proc/key-users line ("UID: usage nkeys/nikeys
+        // qnkeys/maxkeys qnbytes/maxbytes"), bounds the fill; small user keys in the script's own
+        // session keyring, added until the kernel says EDQUOT, use it up. They go with the session.
+        let result = try box.runOnTerminal(
+            typing: Self.passphrase,
+            Self.prelude + """
+                make_vault
+                max=$(awk -v uid="$(id -u):" '$1 == uid { split($4, k, "/"); print k[2] }' /proc/key-users)
+                echo max=$max
+                i=0
+                while [ "$i" -le "$max" ] && keyctl add user "fill$i" x @s >/dev/null 2>"$SANDBOX/fill.err"; do
+                    i=$((i + 1))
+                done
+                echo filled=$i
+                echo refused=$(grep -c 'quota' "$SANDBOX/fill.err")
+                linked=$(keyctl rlist @s | wc -w)
+                cp "$VAULT_FILE" "$SANDBOX/before.age"
+                VAULT_PASSPHRASE="\(Self.passphrase)" vault unlock 2>"$SANDBOX/unlock.err"; echo unlock=$?
+                echo count=$(count)
+                echo linked_same=$([ "$(keyctl rlist @s | wc -w)" = "$linked" ] && echo yes)
+                cmp -s "$VAULT_FILE" "$SANDBOX/before.age"; echo file_same=$?
+                vault doctor 2>&1 | grep '^unlock' > "$SANDBOX/doctor.out"
+                vault get a 2>"$SANDBOX/get-a.err"; echo
+                vault get b 2>"$SANDBOX/get-b.err"; echo
+                echo after=$(count)
+                """)
+        #expect(result.status == 0, "\(result.stderr)")
+        let max = try #require(result.reported("max").flatMap { Int($0) }, "no quota line: \(result.stderr)")
+        #expect(max > 0)
+        let filled = try #require(result.reported("filled").flatMap { Int($0) })
+        #expect(filled > 0 && filled < max, "filled \(filled) of \(max)")
+        #expect(result.reported("refused") == "1", "the fill ended on EDQUOT: \(result.stderr)")
+        // vault unlock: exit 5, one line that says the quota is full and that nothing is cached.
+        #expect(result.reported("unlock") == "5", "\(result.stderr)")
+        let message = try String(contentsOfFile: box.path("unlock.err"), encoding: .utf8)
+        #expect(message.hasPrefix("vault: ") && message.filter { $0 == "\n" }.count == 1, "\(message)")
+        #expect(message.contains("key quota is full"), "\(message)")
+        #expect(message.contains("nothing is cached"), "\(message)")
+        // Nothing else changed: no vault key, no key added or dropped in the session keyring, the file as it was.
+        #expect(result.reported("count") == "0")
+        #expect(result.reported("linked_same") == "yes", "\(result.stderr)")
+        #expect(result.reported("file_same") == "0")
+        let doctor = try String(contentsOfFile: box.path("doctor.out"), encoding: .utf8)
+        #expect(doctor.contains("unlock          off:") && doctor.contains("key quota is full"), "\(doctor)")
+        // A command at the terminal asks, works, and caches nothing, without a word about it:
+        // the next command asks again.
+        #expect(result.prompts == 2, "\(result.stderr)")
+        #expect(result.stderr.contains("a1") && result.stderr.contains("b1"), "\(result.stderr)")
+        for name in ["get-a.err", "get-b.err"] {
+            let text = try String(contentsOfFile: box.path(name), encoding: .utf8)
+            #expect(!text.contains("vault:"), "\(name): \(text)")
+        }
         #expect(result.reported("after") == "0")
     }
 

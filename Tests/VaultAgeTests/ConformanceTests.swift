@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VaultAge
+import VaultSecureBytes
 import VaultTestSupport
 
 /// One age-testkit vector: its `key: value` header and the age file after the blank line.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VaultSecureBytes
 import VaultTestSupport
 
 @testable import VaultAge

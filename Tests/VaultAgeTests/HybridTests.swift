@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VaultAge
+import VaultSecureBytes
 
 /// A key pair written by age 1.3's `age-keygen -pq` (FiloSottile/age `cmd/age/testdata/hybrid.txt`):
 /// the recipient vault derives from the seed must be the one age printed.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VaultAge
+import VaultSecureBytes
 import VaultTestSupport
 
 private let agePath = "/usr/bin/age"

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VaultSecureBytes
 import VaultTestSupport
 
 @testable import VaultAge
@@ -26,7 +27,7 @@ func readInChunks(_ file: [UInt8], identities: [any AgeIdentity], prefixSize: In
             let chunk = try sealed.withUnsafeBufferPointer { (bytes) throws(AgeError) in
                 try reader.open(UnsafeRawBufferPointer(bytes))
             }
-            chunk.withBytes { plaintext.append(contentsOf: $0) }
+            chunk.withUnsafeBytes { plaintext.append(contentsOf: $0) }
         }
         return .plaintext(plaintext)
     } catch {

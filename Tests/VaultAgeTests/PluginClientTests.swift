@@ -1,5 +1,6 @@
 import Testing
 import VaultAge
+import VaultSecureBytes
 
 /// The plugin client's two state machines against an in-memory plugin (the process seam), so
 /// the conversation itself is checked: what vault sends, and how it answers each command.
@@ -11,6 +12,8 @@ struct PluginClientTests {
         var output: [SecureBytes]
         var sent = SecureBytes()
         var finished: Bool?
+        /// How many times the launcher started it.
+        var starts = 0
 
         init(_ output: [String]) { self.output = output.map { SecureBytes($0.utf8) } }
 
@@ -40,11 +43,14 @@ struct PluginClientTests {
         let plugin: ScriptedPlugin
         func start(plugin name: String, stateMachine: String) throws(AgeError) -> any PluginChannel {
             guard name == "fake" else { throw AgeError(kind: .plugin, message: "age-plugin-\(name) was not found") }
+            plugin.starts += 1
             return plugin
         }
     }
 
     static let identity = "AGE-PLUGIN-FAKE-1QYPQXPQ9QCRSSZG2PVXQ6RS0ZQG3YYC5Z5TPWXQERGD3C8G7RUSQ2GRRYY"
+    static let identity2 = "AGE-PLUGIN-FAKE-19Q5J52EV95HZ7VP3XGENGDFKXUK3MCJW"
+    static let recipient = "age1fake1zs23v9ccrydpk8qarc0jqgfzyv92jm3c"
 
     @Test("identity-v1: phase 1, then unsupported to an unknown command, ok with the PIN, ok to the file key")
     func unwrap() throws {
@@ -106,5 +112,43 @@ struct PluginClientTests {
             }
             #expect(plugin.finished == false, "a broken plugin is stopped at once")
         }
+    }
+
+    @Test("recipient-v1: the keys of one plugin go to one start, an X25519 key beside them is wrapped as usual")
+    func wrapsOneSessionPerPlugin() throws {
+        let x25519 = X25519Identity.generate()
+        let plugin = ScriptedPlugin([
+            "-> recipient-stanza 0 fake a\n\n", "-> recipient-stanza 0 fake b\n\n", "-> done\n\n",
+        ])
+        let host = PluginHost(launcher: Launcher(plugin: plugin), prompts: .nobody)
+        let recipients: [any AgeRecipient] = [
+            try PluginRecipient(Self.recipient, host: host), x25519.recipient,
+            try PluginIdentity(Self.identity2, host: host).matchingRecipient(),
+        ]
+        let file = try Age.encrypt(Array("payload".utf8), to: recipients)
+        #expect(plugin.starts == 1)
+        let commands = try plugin.commands()
+        #expect(commands.map(\.command) == ["add-recipient", "add-identity", "wrap-file-key", "done", "ok", "ok"])
+        #expect(commands[0].arguments == ["add-recipient", Self.recipient])
+        #expect(commands[1].arguments == ["add-identity", Self.identity2])
+        // The group takes the place of its first key.
+        #expect(try Age.stanzaTypes(of: file).map(\.name) == ["fake", "fake", "X25519"])
+        #expect(try Age.decrypt(file, identities: [x25519]) == SecureBytes("payload".utf8))
+    }
+
+    @Test("identity-v1: the identities of one plugin are tried in one start, then the other kinds")
+    func unwrapsOneSessionPerPlugin() throws {
+        let x25519 = X25519Identity.generate()
+        let file = try Age.encrypt(Array("payload".utf8), to: [x25519.recipient])
+        let plugin = ScriptedPlugin(["-> done\n\n"])
+        let host = PluginHost(launcher: Launcher(plugin: plugin), prompts: .nobody)
+        let identities: [any AgeIdentity] = [
+            try PluginIdentity(Self.identity, host: host), x25519, try PluginIdentity(Self.identity2, host: host),
+        ]
+        #expect(try Age.decrypt(file, identities: identities) == SecureBytes("payload".utf8))
+        #expect(plugin.starts == 1)
+        let commands = try plugin.commands()
+        #expect(commands.map(\.command) == ["add-identity", "add-identity", "recipient-stanza", "done"])
+        #expect(commands.prefix(2).map { $0.arguments[1] } == [Self.identity, Self.identity2])
     }
 }

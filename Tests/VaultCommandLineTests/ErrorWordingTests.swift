@@ -129,4 +129,82 @@ struct ErrorWordingTests {
             #expect(VaultError(.other, message, remedy: remedy).wording == line)
         }
     }
+
+    @Test("advice the library used to end its messages with, now remedies: the same lines, or clearer ones")
+    func adviceRemedies() {
+        let cases: [(String, VaultError.Remedy, String)] = [
+            // The same line as before.
+            (
+                "no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set and there is no $XDG_RUNTIME_DIR/bus); "
+                    + "vault never starts one", .runInDesktopSession,
+                "no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set and there is no $XDG_RUNTIME_DIR/bus); "
+                    + "vault never starts one; run vault in your desktop session, or use --backend file"
+            ),
+            (
+                "no Secret Service provider on the session bus", .startProvider,
+                "no Secret Service provider on the session bus; start one (GNOME Keyring, KeePassXC with its Secret "
+                    + "Service integration on, or KWallet), or use --backend file"
+            ),
+            (
+                "the Secret Service did not answer within 2.5 s while reading 'x'", .answerDialogOrRaiseTimeout,
+                "the Secret Service did not answer within 2.5 s while reading 'x'; if the provider shows a dialog "
+                    + "(unlock, or approve access), answer it, or raise VAULT_TIMEOUT"
+            ),
+            (
+                "the keyring is locked", .unlockKeyring,
+                "the keyring is locked; unlock it (log in to the desktop, or unlock the database in KeePassXC) and retry"
+            ),
+            (
+                "the Secret Service provider cannot encrypt secrets to hand them over while reading 'x': KWallet lacks "
+                    + "QCA's OpenSSL plug-in", .installQCAPlugin,
+                "the Secret Service provider cannot encrypt secrets to hand them over while reading 'x': KWallet lacks "
+                    + "QCA's OpenSSL plug-in; install libqca-qt5-2-plugins (or your system's QCA OpenSSL plug-in) and "
+                    + "restart kwalletd, or use --backend file"
+            ),
+            (
+                "the identity file /k is readable by others (mode 644)", .restrictMode(path: "/k", mode: "600"),
+                "the identity file /k is readable by others (mode 644); run: chmod 600 /k"
+            ),
+            (
+                "no terminal to ask for the passphrase of /v.age",
+                .setVariable(oneOf: ["VAULT_IDENTITY", "VAULT_IDENTITY_FILE", "VAULT_PASSPHRASE"]),
+                "no terminal to ask for the passphrase of /v.age; set one of VAULT_IDENTITY, VAULT_IDENTITY_FILE, "
+                    + "VAULT_PASSPHRASE"
+            ),
+            (
+                "no place for the refresh lock", .setVariable(oneOf: ["XDG_RUNTIME_DIR", "HOME"]),
+                "no place for the refresh lock; set XDG_RUNTIME_DIR or HOME"
+            ),
+            (
+                "VAULT_UNLOCK_SCOPE is 'x'", .giveAccepted(forms: "session or user"),
+                "VAULT_UNLOCK_SCOPE is 'x'; give session or user"
+            ),
+            (
+                "no OpenBao token", .provideOpenBaoCredentials,
+                "no OpenBao token: set BAO_TOKEN, or BAO_JWT_ROLE with "
+                    + "BAO_JWT or BAO_JWT_FILE, or BAO_ROLE_ID and BAO_SECRET_ID for AppRole, or log in with 'bao login'"
+            ),
+            (
+                "https://b:8200 refused the token from BAO_TOKEN (permission denied)",
+                .check("the token and its policy (docs/openbao.md)"),
+                "https://b:8200 refused the token from BAO_TOKEN (permission denied); check the token and its policy "
+                    + "(docs/openbao.md)"
+            ),
+            // Clearer than before: "retry", "try again" and "run the command again" are one remedy.
+            (
+                "lost the D-Bus session bus while reading 'x'", .retry,
+                "lost the D-Bus session bus while reading 'x'; try again"
+            ),
+            // Clearer: a refused access names what vault does to let KeePassXC ask.
+            (
+                "the Secret Service refused vault access while reading 'x'", .approveInProvider,
+                "the Secret Service refused vault access while reading 'x': approve vault in the provider (KeePassXC "
+                    + "asks in a dialog, which vault lets it show when run at a terminal on the desktop; or turn off "
+                    + "\"Confirm when passwords are retrieved by clients\" in its Secret Service settings) and retry"
+            ),
+        ]
+        for (message, remedy, line) in cases {
+            #expect(VaultError(.other, message, remedy: remedy).wording == line)
+        }
+    }
 }

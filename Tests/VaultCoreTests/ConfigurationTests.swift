@@ -106,13 +106,14 @@ struct ConfigurationTests {
 
         for text in ["soon", "0", "-1", "3601"] {
             let bad = Self.factory(["HOME": "/home/someone", "VAULT_TIMEOUT": text])
-            let message = "VAULT_TIMEOUT is '\(text)'; give seconds between 0 and 3600, e.g. 2.5"
+            let message = "VAULT_TIMEOUT is '\(text)'"
             // Reading the environment never fails; each use of the timeout throws the same error.
             guard case .failure(let error) = bad.configuration.timeout else {
                 Issue.record("VAULT_TIMEOUT=\(text) parsed")
                 continue
             }
             #expect(error.code == .usage && error.message == message)
+            #expect(error.remedy == .giveAccepted(forms: "seconds between 0 and 3600, e.g. 2.5"))
             #expect(throws: error) { try bad.timeout() }
             #expect(throws: error) { try bad.tokenSettings() }
             #expect(throws: error) { try bad.resolvedBackend() }

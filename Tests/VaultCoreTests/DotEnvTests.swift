@@ -1,6 +1,6 @@
 import Testing
-import VaultAge
 import VaultCore
+import VaultSecureBytes
 
 /// The dotenv reader and writer, without a store.
 @Suite("dotenv")

@@ -1,5 +1,6 @@
 import Testing
 import VaultAge
+import VaultSecureBytes
 
 @testable import VaultCore
 

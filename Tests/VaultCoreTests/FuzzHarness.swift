@@ -1,3 +1,5 @@
+import VaultSecureBytes
+
 @testable import VaultAge
 @testable import VaultCore
 
@@ -133,7 +135,7 @@ enum FuzzHarness {
                     let chunk = try sealed.withUnsafeBufferPointer { (buffer) throws(AgeError) in
                         try reader.open(UnsafeRawBufferPointer(buffer))
                     }
-                    chunk.withBytes { plaintext.append(contentsOf: $0) }
+                    chunk.withUnsafeBytes { plaintext.append(contentsOf: $0) }
                 }
                 return plaintext
             }

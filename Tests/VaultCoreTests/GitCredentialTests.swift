@@ -1,6 +1,6 @@
 import Testing
-import VaultAge
 import VaultCore
+import VaultSecureBytes
 
 /// git's credential protocol and the names credentials get in a vault, on an in-memory store.
 @Suite("Git credentials")

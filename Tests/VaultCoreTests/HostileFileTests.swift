@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import VaultAge
 import VaultCore
+import VaultSecureBytes
 import VaultTestSupport
 
 /// Damaged and hostile vault files, through the file store in this process (thousands of them;

@@ -2,9 +2,10 @@ import Foundation
 import Testing
 import VaultTestSupport
 
-/// VaultCore is a library: no string it holds names a `vault` command or a command-line flag.
-/// Its errors carry remedies as data (`VaultError.Remedy`) that the tool words
-/// (`Sources/vault/ErrorWording.swift`). Read from the package's sources, in process.
+/// VaultCore is a library: no string it holds names a `vault` command or a command-line flag, or
+/// tells the user what to do. Its errors state facts and carry remedies as data
+/// (`VaultError.Remedy`) that the tool words (`Sources/vault/ErrorWording.swift`). Read from the
+/// package's sources, in process.
 @Suite("Library wording")
 struct LibraryWordingTests {
     /// Literals allowed to name a command, each with why.
@@ -20,18 +21,65 @@ struct LibraryWordingTests {
         text.contains(/'vault [a-z]/) || text.contains(/(^|[\s'"(`])--[a-z]/)
     }
 
+    /// Verbs that, right after a `;`, a `:` or an opening parenthesis, start advice to the user
+    /// ("...; run it in ...", ": set BAO_TOKEN", "(install libcurl4)"): the way library messages
+    /// used to end before their remedies became data.
+    static let adviceVerbs: Set<Substring> = [
+        "add", "allow", "answer", "approve", "ask", "check", "choose", "create", "delete", "disable", "edit", "enable",
+        "export", "fix", "get", "give", "install", "log", "name", "pass", "raise", "remove", "rename", "restart",
+        "retry", "run", "see", "set", "start", "store", "try", "turn", "type", "unlock", "unset", "use",
+    ]
+
+    /// Whether a text gives the user advice: a clause after `; `, `: ` or `(` starts with one of
+    /// the verbs.
+    static func givesAdvice(_ text: String) -> Bool {
+        text.ranges(of: #/[;:] |\(/#).contains {
+            adviceVerbs.contains(text[$0.upperBound...].prefix(while: \.isLetter))
+        }
+    }
+
+    /// The literals of one source that give advice, read also across a join (`"...; " + "run
+    /// ..."`): a literal joined to the one before it by `+` is checked after that one's last two
+    /// characters.
+    static func advice(in literals: [SwiftLiterals.Literal]) -> [SwiftLiterals.Literal] {
+        zip([nil] + literals.map(Optional.some), literals).filter { previous, literal in
+            let before = literal.joinsPrevious ? String(previous?.text.suffix(2) ?? "") : ""
+            return givesAdvice(before + literal.text)
+        }.map(\.1)
+    }
+
+    @Test("no VaultCore string literal tells the user what to do")
+    func noAdvice() throws {
+        let literals = try Self.literals()
+        for file in Set(literals.map(\.file)).sorted() {
+            for literal in Self.advice(in: literals.filter { $0.file == file }.map(\.literal)) {
+                Issue.record(
+                    "Sources/VaultCore/\(file):\(literal.line) gives advice (make it a VaultError.Remedy): \(literal.text)"
+                )
+            }
+        }
+    }
+
+    /// Every string literal of VaultCore's sources, with its file (under Sources/VaultCore), but
+    /// for the argument files.
+    static func literals() throws -> [(file: String, literal: SwiftLiterals.Literal)] {
+        var found: [(file: String, literal: SwiftLiterals.Literal)] = []
+        for (file, source) in try SwiftLiterals.sources(under: "Sources/VaultCore", atLeast: 50)
+        where !argumentFiles.contains(where: { $0.file == file }) {
+            found += SwiftLiterals.strings(in: source).map { (file, $0) }
+        }
+        return found
+    }
+
     @Test("no VaultCore string literal names a 'vault ...' command or a --flag")
     func noCommands() throws {
         var allowedSeen = Set<String>()
-        for (file, source) in try SwiftLiterals.sources(under: "Sources/VaultCore", atLeast: 50)
-        where !Self.argumentFiles.contains(where: { $0.file == file }) {
-            for literal in SwiftLiterals.strings(in: source) where Self.namesCommand(literal.text) {
-                if Self.allowed.contains(where: { $0.file == file && $0.text == literal.text }) {
-                    allowedSeen.insert(file + literal.text)
-                    continue
-                }
-                Issue.record("Sources/VaultCore/\(file):\(literal.line) names a command: \(literal.text)")
+        for (file, literal) in try Self.literals() where Self.namesCommand(literal.text) {
+            if Self.allowed.contains(where: { $0.file == file && $0.text == literal.text }) {
+                allowedSeen.insert(file + literal.text)
+                continue
             }
+            Issue.record("Sources/VaultCore/\(file):\(literal.line) names a command: \(literal.text)")
         }
         for entry in Self.allowed where !allowedSeen.contains(entry.file + entry.text) {
             Issue.record("the allowed literal is gone, drop it from the list: \(entry.file): \(entry.text)")
@@ -62,6 +110,39 @@ struct LibraryWordingTests {
         #expect(
             !Self.namesCommand("the vault file") && !Self.namesCommand("a--b") && !Self.namesCommand("vault doctor"))
     }
+
+    @Test("the advice rule: a clause that starts with an imperative, not a fact that uses the verb")
+    func adviceRule() {
+        // Caught: what the library said before its remedies became data.
+        for text in [
+            "the keyring is locked; unlock it and retry", "lost the D-Bus session bus while reading 'x'; retry",
+            "no OpenBao token: set BAO_TOKEN", "vault never starts one: run it in your desktop session",
+            "the JWT has expired; get a fresh one", "(mode 644); run: chmod 600 ", "cannot load it (install libcurl4)",
+        ] {
+            #expect(Self.givesAdvice(text), "\(text)")
+        }
+        // Across a join of two literals, in a source read by the scanner.
+        let source = #"""
+            let e = "the folder \(path) is open to others (mode 777); "
+                + "run: chmod 700 \(path)"
+            let f = "a fact; " + "then another"
+            let g = "ends so: "
+            let h = "set apart, not joined"
+            """#
+        #expect(Self.advice(in: SwiftLiterals.strings(in: source)).map(\.line) == [2])
+        // Not caught: facts, a verb inside a clause or past, a value's description, a word that
+        // starts with a verb.
+        for text in [
+            "'a' is already set on line 3", "the vault file is not created yet; the first write creates it",
+            "; unlocked with VAULT_IDENTITY", "session (default: this login) or user", "the runner: settings",
+            "1 allows plain http", "https://b:8200: the mount",
+            "no role given, and auth/jwt/config names no default_role",
+            "cannot load libcurl.so.4 (Debian package libcurl4)", "(another program changed the keyring)",
+            "KeePassXC may ask to approve each program that reads an entry (unless the confirmation is off",
+        ] {
+            #expect(!Self.givesAdvice(text), "\(text)")
+        }
+    }
 }
 
 /// The contents of a Swift source's string literals, found by a small scanner: comments
@@ -72,6 +153,9 @@ enum SwiftLiterals {
     struct Literal: Equatable {
         var text: String
         var line: Int
+        /// Whether only `+` and white space stand between this literal and the one before it
+        /// (a sentence split over lines); true for its first piece only.
+        var joinsPrevious = false
     }
 
     /// The Swift files under `folder` of the package (paths relative to it, sorted) with their
@@ -105,6 +189,8 @@ enum SwiftLiterals {
         var found: [Literal] = []
         /// The code outside comments and literals, with every line break of the source.
         var codeText: [Unicode.Scalar] = []
+        /// Where the last literal ended, to tell a `+` join.
+        var lastEnd: Int?
 
         init(_ text: [Unicode.Scalar]) { self.text = text }
 
@@ -139,8 +225,10 @@ enum SwiftLiterals {
                     while peek(hashes) == "#" { hashes += 1 }
                     if peek(hashes) == "\"" {
                         codeText += ["\"", "\""]
+                        let gap = lastEnd.map { text[$0..<index] } ?? []
+                        let joined = gap.contains("+") && gap.allSatisfy { $0 == "+" || $0.properties.isWhitespace }
                         advance(hashes)
-                        string(hashes: hashes)
+                        string(hashes: hashes, joined: joined)
                     } else {
                         codeText += Array(repeating: "#", count: max(hashes, 1))
                         advance(max(hashes, 1))
@@ -177,7 +265,7 @@ enum SwiftLiterals {
         }
 
         /// Reads a literal whose opening quote is next, with `hashes` raw delimiters before it.
-        mutating func string(hashes: Int) {
+        mutating func string(hashes: Int, joined: Bool) {
             let multiLine = starts(with: "\"\"\"")
             let quote = multiLine ? "\"\"\"" : "\""
             let close = quote + String(repeating: "#", count: hashes)
@@ -185,8 +273,10 @@ enum SwiftLiterals {
             advance(quote.count)
             var piece = ""
             var pieceLine = line
+            var first = true
             func keep(_ piece: String, _ line: Int, into found: inout [Literal]) {
-                if !piece.isEmpty { found.append(Literal(text: piece, line: line)) }
+                if !piece.isEmpty { found.append(Literal(text: piece, line: line, joinsPrevious: first && joined)) }
+                first = false
             }
             while let scalar = peek() {
                 if starts(with: close) || (!multiLine && scalar == "\n") {
@@ -212,6 +302,7 @@ enum SwiftLiterals {
                 }
             }
             keep(piece, pieceLine, into: &found)
+            lastEnd = index
         }
     }
 }

@@ -1,8 +1,8 @@
 import Foundation
 import Synchronization
 import Testing
-import VaultAge
 import VaultCore
+import VaultSecureBytes
 import VaultTestSupport
 
 /// Living tokens in process: the companion's form, token responses, and refresh on read against

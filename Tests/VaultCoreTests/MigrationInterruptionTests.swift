@@ -1,5 +1,5 @@
 import Testing
-import VaultAge
+import VaultSecureBytes
 import VaultTestSupport
 
 @testable import VaultCore

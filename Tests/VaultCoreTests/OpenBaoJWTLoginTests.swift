@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import VaultAge
+import VaultSecureBytes
 import VaultTestSupport
 
 @testable import VaultCore
@@ -52,7 +52,7 @@ struct OpenBaoJWTLoginTests {
         do {
             _ = try credentials(["BAO_JWT_ROLE": "ci"])
         } catch {
-            #expect(error.code == .cannotUnlock && error.message.contains("id-token: write"), "\(error)")
+            #expect(error.code == .cannotUnlock && error.remedy == .provideJWT, "\(error)")
         }
     }
 
@@ -77,7 +77,7 @@ struct OpenBaoJWTLoginTests {
             ),
             (
                 answer(400, "error validating token: invalid audience (aud) claim: audience claim does not match"),
-                actions, "set BAO_JWT_AUDIENCE"
+                actions, "not one of the role's bound_audiences"
             ),
             (answer(400, "error validating token: invalid issuer (iss) claim"), login, "bound_issuer"),
             (
@@ -97,14 +97,19 @@ struct OpenBaoJWTLoginTests {
             (answer(403, "permission denied"), login, "is a jwt auth method enabled at auth/jwt"),
         ]
         for (answer, login, fragment) in cases {
-            let line = OpenBaoLogin.jwtRefusal(answer, login: login, jwt: jwt)
+            let line = OpenBaoLogin.jwtRefusal(answer, login: login, jwt: jwt).message
             #expect(line.hasPrefix("https://bao.test:8200 refused the JWT login at auth/jwt ("), "\(line)")
             #expect(line.contains(fragment), "\(line)")
             #expect(!line.contains("\n"))
         }
         // A server that quotes the token (none does today) is not repeated.
         let quoting = answer(400, "bad token \(Self.jwt.split(separator: ".")[2])")
-        let line = OpenBaoLogin.jwtRefusal(quoting, login: login, jwt: jwt)
+        let line = OpenBaoLogin.jwtRefusal(quoting, login: login, jwt: jwt).message
+        // What to do is a remedy, as data: for an Actions id token, the audience vault asks for.
+        let audience = answer(
+            400, "error validating token: invalid audience (aud) claim: audience claim does not match")
+        #expect(OpenBaoLogin.jwtRefusal(audience, login: actions, jwt: jwt).remedy == .jwtAudience(fromActions: true))
+        #expect(OpenBaoLogin.jwtRefusal(audience, login: login, jwt: jwt).remedy == .jwtAudience(fromActions: false))
         #expect(!line.contains("c2lnbmF0dXJl") && line.contains("not shown"), "\(line)")
     }
 

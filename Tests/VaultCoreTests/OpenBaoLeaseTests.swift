@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import VaultAge
+import VaultSecureBytes
 import VaultTestSupport
 
 @testable import VaultCore

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import VaultAge
+import VaultSecureBytes
 import VaultTestSupport
 
 @testable import VaultCore
@@ -80,7 +80,7 @@ struct OpenBaoSafetyTests {
         let refused = try #require(throws: VaultError.self) { try settings(remote) }
         #expect(refused.code == .usage)
         #expect(refused.message.contains("http://bao.example.com:8200"), "\(refused.message)")
-        #expect(refused.message.contains("VAULT_ALLOW_HTTP=1"), "\(refused.message)")
+        #expect(refused.remedy == .useHTTPS, "\(refused)")
         for hidden in ["someone", "pass-not-shown", "path-not-shown", "query-not-shown", "t-not-shown"] {
             #expect(!refused.message.contains(hidden), "\(refused.message)")
         }

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import VaultAge
+import VaultSecureBytes
 import VaultTestSupport
 
 @testable import VaultCore
@@ -43,7 +43,8 @@ struct PrivateFolderTests {
             Issue.record("a folder of mode 0777 was accepted")
         } catch {
             #expect(error.code == .other)
-            #expect(error.message.contains("is open to others (mode 777); run: chmod 700"), "\(error.message)")
+            #expect(error.message.contains("is open to others (mode 777)"), "\(error.message)")
+            #expect(error.remedy == .restrictMode(path: open, mode: "700"), "\(error)")
         }
         try FileSystem.makePrivateDirectory(readable, holdingSecrets: false)
         #expect(throws: VaultError.self) { try FileSystem.makePrivateDirectory(readable, holdingSecrets: true) }
@@ -89,7 +90,8 @@ struct PrivateFolderTests {
             #expect(error.code == .other)
             #expect(
                 error.message == "\(out) belongs to uid \(Self.stranger): root does not replace another "
-                    + "user's file with secrets; remove it or write elsewhere")
+                    + "user's file with secrets")
+            #expect(error.remedy == .removeForeignFile)
         }
         #expect(try String(contentsOfFile: out, encoding: .utf8) == "old\n")
         #expect(owner(out) == Self.stranger)

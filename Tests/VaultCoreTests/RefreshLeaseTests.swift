@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
-import VaultAge
+import VaultSecureBytes
 import VaultTestSupport
 
 @testable import VaultCore

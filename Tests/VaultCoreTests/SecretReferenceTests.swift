@@ -1,6 +1,6 @@
 import Testing
-import VaultAge
 import VaultCore
+import VaultSecureBytes
 
 /// Parsing and printing `vault://SERVICE/NAME`, and templates, against an in-memory store.
 @Suite("Secret references")

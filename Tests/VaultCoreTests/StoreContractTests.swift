@@ -1,6 +1,6 @@
 import Testing
-import VaultAge
 import VaultCore
+import VaultSecureBytes
 import VaultTestSupport
 
 /// One contract, run against every store: what any backend must do at the storage edge.

@@ -1,6 +1,6 @@
 import Testing
-import VaultAge
 import VaultCore
+import VaultSecureBytes
 
 /// Import, export, environment bindings and expiry states against the in-memory store.
 @Suite("Import, export, exec bindings")
@@ -132,7 +132,7 @@ struct TransferTests {
             ("[\n{\"name\": \"a\",\n\"value\": 1}]", "JSON entry 1: 'value' is given twice or has the wrong type"),
             ("[\n{\"name\": \"a\", \"value\": \"1\"},\n]", "JSON line 3: unexpected character"),
             (#"[{"name": "a", "vaule": "1"}]"#, "JSON entry 1: an unknown key (keys are"),
-            (#"[{"name": "a", "value": "1", "value_base64": "MQ=="}]"#, "not both"),
+            (#"[{"name": "a", "value": "1", "value_base64": "MQ=="}]"#, #"has both "value" and "value_base64""#),
             (#"[{"name": "a", "value_base64": "not base64"}]"#, "not base64"),
             (#"[{"name": "a", "value": "1", "expires": "soon"}]"#, "not an RFC 3339 time"),
             (#"[{"name": "a", "value": "1"}, {"name": "a", "value": "2"}]"#, "'a' is given twice"),

@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 
-@testable import VaultAge
 @testable import VaultCore
+@testable import VaultSecureBytes
 
 @Suite("Vault document")
 struct VaultDocumentTests {

@@ -122,13 +122,14 @@ struct VaultErrorRemedyTests {
                 .requestedBackend()
         }
         #expect(flag?.input == .backend)
-        #expect(flag?.message == "is 'cloud'; use auto, file, secret-service or openbao")
+        #expect(flag?.message == "is 'cloud'")
+        #expect(flag?.remedy == .useOneOf(names: "auto, file, secret-service or openbao"))
         let variable = Self.failure { () throws(VaultError) in
             _ = try StoreFactory(options: GlobalOptions(), environment: ["VAULT_BACKEND": "cloud"], prompt: nil)
                 .requestedBackend()
         }
         #expect(variable?.input == .variable("VAULT_BACKEND"))
-        #expect(variable?.description == "VAULT_BACKEND is 'cloud'; use auto, file, secret-service or openbao")
+        #expect(variable?.description == "VAULT_BACKEND is 'cloud'")
     }
 
     @Test("a migration's stores: the source, the destination, or both named as data")
@@ -137,7 +138,8 @@ struct VaultErrorRemedyTests {
         let source = Self.failure { () throws(VaultError) in _ = try factory.migrationStores(from: "cloud", to: "file")
         }
         #expect(source?.input == .migrationSource)
-        #expect(source?.message == "is 'cloud'; use file, file:PATH, secret-service or openbao")
+        #expect(source?.message == "is 'cloud'")
+        #expect(source?.remedy == .useOneOf(names: "file, file:PATH, secret-service or openbao"))
         let destination = Self.failure { () throws(VaultError) in
             _ = try factory.migrationStores(from: "file", to: "secret-service:x")
         }
@@ -158,7 +160,8 @@ struct VaultErrorRemedyTests {
             _ = try factory.recipients(publicKeys: ["AGE-SECRET-KEY-1X"], files: [])
         }
         #expect(secretKey?.input == .recipient(number: nil))
-        #expect(secretKey?.message == "was given an age secret key; give its public key (age-keygen -y)")
+        #expect(secretKey?.message == "was given an age secret key")
+        #expect(secretKey?.remedy == .giveAccepted(forms: "its public key (age-keygen -y)"))
         let second = Self.failure { () throws(VaultError) in
             _ = try factory.recipients(publicKeys: [X25519Identity.generate().recipient.encoded, "nope"], files: [])
         }

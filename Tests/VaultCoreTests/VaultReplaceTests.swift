@@ -1,6 +1,6 @@
 import Testing
-import VaultAge
 import VaultCore
+import VaultSecureBytes
 
 /// `Vault.set` hands the store one replacement, so that a store which finds the old metadata
 /// without the old value (the Secret Service) never reads the secret it replaces.

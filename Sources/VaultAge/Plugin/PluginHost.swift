@@ -1,3 +1,5 @@
+public import VaultSecureBytes
+
 /// What a plugin needs from the program that runs it: a way to start it and a person to ask.
 ///
 /// VaultAge speaks the protocol but starts no process and touches no terminal (it is a library

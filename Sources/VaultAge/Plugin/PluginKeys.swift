@@ -39,7 +39,17 @@ public struct PluginRecipient: AgeRecipient {
 
     /// Runs `age-plugin-NAME` in `recipient-v1` for this one recipient.
     public func wrap(_ fileKey: FileKey) throws(AgeError) -> [Stanza] {
-        try PluginClient.wrap(fileKey.key, to: [self], name: name, host: host)
+        try Self.wrap(fileKey, for: [self])
+    }
+
+    /// The plugin's name: all its recipients and identities are wrapped to in one run.
+    public var group: String? { name }
+
+    /// Runs `age-plugin-NAME` in `recipient-v1` once for `recipients`, all of that plugin
+    /// (``group``): one `add-recipient` or `add-identity` each, as the spec has a client do.
+    public static func wrap(_ fileKey: FileKey, for recipients: [PluginRecipient]) throws(AgeError) -> [Stanza] {
+        guard let first = recipients.first else { return [] }
+        return try PluginClient.wrap(fileKey.key, to: recipients, name: first.name, host: first.host)
     }
 
     /// A plugin name that is safe as the end of a program name: lowercase letters, digits and
@@ -97,6 +107,18 @@ public struct PluginIdentity: AgeIdentity {
     /// Runs `age-plugin-NAME` in `identity-v1`. Only this local identity decides that a plugin
     /// runs, and which: never a stanza type in the header.
     public func unwrap(_ stanzas: [Stanza]) throws(AgeError) -> FileKey? {
-        try PluginClient.unwrap(stanzas, with: [self], name: name, host: host).map(FileKey.init)
+        try Self.unwrap(stanzas, with: [self])
+    }
+
+    /// The plugin's name: all its identities are tried in one run.
+    public var group: String? { name }
+
+    /// Runs `age-plugin-NAME` in `identity-v1` once for `identities`, all of that plugin
+    /// (``group``), with every stanza of the file: a hardware key holding two of them asks for
+    /// its PIN once.
+    public static func unwrap(_ stanzas: [Stanza], with identities: [PluginIdentity]) throws(AgeError) -> FileKey? {
+        guard let first = identities.first else { return nil }
+        return try PluginClient.unwrap(stanzas, with: identities, name: first.name, host: first.host)
+            .map(FileKey.init)
     }
 }

@@ -1,4 +1,5 @@
 internal import Crypto
+internal import VaultSecureBytes
 
 /// One conversation with one plugin program, from start to `done`: the two state machines of
 /// C2SP age-plugin.md, `recipient-v1` (wrap) and `identity-v1` (unwrap), as a client.

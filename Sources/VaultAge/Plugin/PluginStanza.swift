@@ -1,3 +1,5 @@
+public import VaultSecureBytes
+
 /// One message of the age plugin protocol (C2SP age-plugin.md, "IPC protocol"): an age v1 header
 /// stanza whose first argument is the command (`add-identity`, `msg`, `ok`...).
 ///

@@ -1,3 +1,5 @@
+public import VaultSecureBytes
+
 /// Reads plugin protocol stanzas from a byte stream that arrives in pieces of any size.
 ///
 /// The grammar is the age header's (one `-> ` line of VCHAR arguments, then canonical base64

@@ -1,4 +1,5 @@
 internal import Crypto
+internal import VaultSecureBytes
 
 /// The two state machines, as the file format code calls them.
 enum PluginClient {

@@ -1,4 +1,5 @@
 internal import Crypto
+internal import VaultSecureBytes
 
 /// OpenSSH's `bcrypt_pbkdf` (OpenBSD `lib/libutil/bcrypt_pbkdf.c`): the key derivation that
 /// protects a passphrase-encrypted `openssh-key-v1` private key.

@@ -1,3 +1,5 @@
+internal import VaultSecureBytes
+
 /// The Blowfish block cipher with the "expensive key schedule" variant bcrypt uses (eksblowfish),
 /// as far as OpenSSH's `bcrypt_pbkdf` needs it: key expansion with and without salt, and ECB
 /// encryption of 64-bit blocks held as pairs of big-endian words.

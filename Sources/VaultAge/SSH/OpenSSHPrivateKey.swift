@@ -1,5 +1,6 @@
 internal import Crypto
 internal import FoundationEssentials
+public import VaultSecureBytes
 internal import _CryptoExtras
 
 /// An OpenSSH private key file (`-----BEGIN OPENSSH PRIVATE KEY-----`, the `openssh-key-v1`
@@ -153,7 +154,7 @@ struct OpenSSHPrivateKey: Sendable {
                 let key = SymmetricKey(data: bytes.prefix(keySize))
                 let nonce = try AES._CTR.Nonce(nonceBytes: Array(bytes[keySize...]))
                 var plain = try AES._CTR.decrypt(privateSection, using: key, nonce: nonce)
-                defer { plain.resetBytes(in: 0..<plain.count) }
+                defer { wipe(&plain) }
                 return Array(plain)
             }
         } catch {

@@ -1,4 +1,5 @@
 internal import Crypto
+internal import VaultSecureBytes
 
 /// age's `ssh-ed25519` recipient type (agessh): X25519 with the Ed25519 key's Montgomery form,
 /// and the shared secret multiplied by a tweak derived from the SSH public key, so the stanza is

@@ -1,4 +1,5 @@
 internal import Crypto
+internal import VaultSecureBytes
 
 /// An SSH public key: its type, its wire-format blob and the comment it came with.
 ///

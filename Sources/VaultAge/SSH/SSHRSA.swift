@@ -1,5 +1,6 @@
 internal import Crypto
 internal import FoundationEssentials
+internal import VaultSecureBytes
 internal import _CryptoExtras
 
 /// age's `ssh-rsa` recipient type (agessh): the file key encrypted with RSA-OAEP, SHA-256 and

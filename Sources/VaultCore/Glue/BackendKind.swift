@@ -35,7 +35,7 @@ public enum BackendKind: String, Sendable, CaseIterable {
     /// the error.
     public init(parsing text: String, from input: VaultError.Input) throws(VaultError) {
         guard let kind = BackendKind(rawValue: text) else {
-            throw VaultError(.usage, "is '\(text)'; use \(Self.namesSpelledOut)", input: input)
+            throw VaultError(.usage, "is '\(text)'", input: input, remedy: .useOneOf(names: Self.namesSpelledOut))
         }
         self = kind
     }

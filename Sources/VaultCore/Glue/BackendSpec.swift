@@ -33,7 +33,8 @@ enum BackendSpec: Equatable {
         case (let named?, _?) where named != .auto:
             throw VaultError(.usage, "'\(kind)' takes no ':' argument", input: input)
         default:
-            throw VaultError(.usage, "is '\(text)'; use \(BackendKind.specFormsSpelledOut)", input: input)
+            throw VaultError(
+                .usage, "is '\(text)'", input: input, remedy: .useOneOf(names: BackendKind.specFormsSpelledOut))
         }
     }
 

@@ -70,7 +70,8 @@ public struct Configuration: Sendable {
             var chosen = UnlockScope.session
             if let scope {
                 guard let parsed = UnlockScope(rawValue: scope) else {
-                    throw VaultError(.usage, "VAULT_UNLOCK_SCOPE is '\(scope)'; give session or user")
+                    throw VaultError(
+                        .usage, "VAULT_UNLOCK_SCOPE is '\(scope)'", remedy: .giveAccepted(forms: "session or user"))
                 }
                 chosen = parsed
             }
@@ -105,7 +106,9 @@ public struct Configuration: Sendable {
         guard let text else { return .success(fallback) }
         guard let seconds = Double(text), seconds > 0, seconds <= 3600 else {
             return .failure(
-                VaultError(.usage, "\(variable) is '\(text)'; give seconds between 0 and 3600, e.g. \(example)"))
+                VaultError(
+                    .usage, "\(variable) is '\(text)'",
+                    remedy: .giveAccepted(forms: "seconds between 0 and 3600, e.g. \(example)")))
         }
         return .success(seconds)
     }

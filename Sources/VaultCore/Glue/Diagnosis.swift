@@ -50,7 +50,7 @@ public struct Diagnosis {
             file.detail += " (not created yet)"
             file.createdOnFirstWrite = true
         }
-        file.detail += "; unlock with \(Self.unlockSource(factory.environment))"
+        file.detail += "; unlocked with \(Self.unlockSource(factory.environment))"
 
         var secretService = Backend(
             kind: .secretService, usable: true, detail: "a Secret Service answers on the session bus")

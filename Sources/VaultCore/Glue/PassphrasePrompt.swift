@@ -1,4 +1,4 @@
-public import VaultAge
+public import VaultSecureBytes
 
 /// Asks the person at the terminal for a passphrase.
 ///

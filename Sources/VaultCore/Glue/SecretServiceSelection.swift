@@ -17,7 +17,7 @@ extension StoreFactory {
         return VaultError(
             .unavailable,
             "no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set and there is no $XDG_RUNTIME_DIR/bus); "
-                + "vault never starts one: run it in your desktop session", remedy: .useFileBackend)
+                + "vault never starts one", remedy: .runInDesktopSession)
     }
 
     /// What the Secret Service looks like now: the bus check, then one round trip.

@@ -1,4 +1,4 @@
-import VaultAge
+import VaultSecureBytes
 
 /// The glue for the OpenBao backend: the `BAO_*` (else `VAULT_*`) variables of OpenBao's and
 /// HashiCorp Vault's own CLIs (docs/openbao.md).
@@ -79,8 +79,7 @@ extension StoreFactory {
         }
         throw VaultError(
             .cannotUnlock,
-            "no OpenBao token: set BAO_TOKEN, or BAO_JWT_ROLE with BAO_JWT or BAO_JWT_FILE, or BAO_ROLE_ID and BAO_SECRET_ID for AppRole, or log in with 'bao login'"
-        )
+            "no OpenBao token", remedy: .provideOpenBaoCredentials)
     }
 
     /// The JWT login, when one is asked for: `BAO_JWT` or `BAO_JWT_FILE`, else the GitHub or
@@ -97,10 +96,7 @@ extension StoreFactory {
         } else if let role {
             guard let url = first("ACTIONS_ID_TOKEN_REQUEST_URL"), let token = first("ACTIONS_ID_TOKEN_REQUEST_TOKEN")
             else {
-                throw VaultError(
-                    .cannotUnlock,
-                    "\(role.name) is set without a JWT: set BAO_JWT or BAO_JWT_FILE, or in GitHub or Forgejo Actions give the job 'permissions: id-token: write'"
-                )
+                throw VaultError(.cannotUnlock, "\(role.name) is set without a JWT", remedy: .provideJWT)
             }
             guard HTTPURL.isHTTP(url.value) else {
                 throw VaultError(.usage, "ACTIONS_ID_TOKEN_REQUEST_URL is not an http:// or https:// URL")
@@ -112,8 +108,8 @@ extension StoreFactory {
             {
                 throw VaultError(
                     .usage,
-                    "ACTIONS_ID_TOKEN_REQUEST_URL holds \(HTTPURL.origin(of: url.value)): plain http would send the request token in clear over the network; use https://, or set VAULT_ALLOW_HTTP=1 to allow it"
-                )
+                    "ACTIONS_ID_TOKEN_REQUEST_URL holds \(HTTPURL.origin(of: url.value)): plain http would send the request token in clear over the network",
+                    remedy: .useHTTPS)
             }
             source = .actions(
                 requestURL: url.value, requestToken: SecureBytes(token.value.utf8),

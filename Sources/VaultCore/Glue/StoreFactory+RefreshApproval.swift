@@ -12,9 +12,11 @@ extension StoreFactory {
             if text.isEmpty { continue }
             guard let entry = TokenURL.listEntry(text) else {
                 throw VaultError(
-                    .usage,
-                    "VAULT_REFRESH_ORIGINS holds '\(HTTPURL.origin(of: text))'; give origins separated by commas, e.g. https://oauth2.example.com, or an origin and a path prefix, e.g. https://login.example.com/tenant"
-                )
+                    .usage, "VAULT_REFRESH_ORIGINS holds '\(HTTPURL.origin(of: text))'",
+                    remedy: .giveAccepted(
+                        forms:
+                            "origins separated by commas, e.g. https://oauth2.example.com, or an origin and a path prefix, e.g. https://login.example.com/tenant"
+                    ))
             }
             origins.insert(entry)
         }
@@ -30,7 +32,9 @@ extension StoreFactory {
         case nil, "0": return false
         case "1": return true
         case let text?:
-            throw VaultError(.usage, "VAULT_ALLOW_HTTP is '\(text)'; use 1 to allow plain http, or unset it")
+            throw VaultError(
+                .usage, "VAULT_ALLOW_HTTP is '\(text)'",
+                remedy: .giveAccepted(forms: "1 to allow plain http, or no value to refuse it"))
         }
     }
 

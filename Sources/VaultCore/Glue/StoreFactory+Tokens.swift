@@ -6,7 +6,9 @@ extension StoreFactory {
         var skew = TokenSettings.defaultRefreshSkew
         if let text = value("VAULT_REFRESH_SKEW") {
             guard let seconds = Int64(text), seconds >= 0, seconds <= 366 * 86_400 else {
-                throw VaultError(.usage, "VAULT_REFRESH_SKEW is '\(text)'; give whole seconds from 0, e.g. 60")
+                throw VaultError(
+                    .usage, "VAULT_REFRESH_SKEW is '\(text)'",
+                    remedy: .giveAccepted(forms: "whole seconds from 0, e.g. 60"))
             }
             skew = seconds
         }

@@ -1,4 +1,5 @@
 public import VaultAge
+import VaultSecureBytes
 
 /// The glue: the only code that reads environment variables and builds stores.
 ///
@@ -76,7 +77,9 @@ public struct StoreFactory {
     public func scryptWorkFactor() throws(VaultError) -> Int {
         guard let text = value("VAULT_SCRYPT_WORK_FACTOR") else { return 18 }
         guard let factor = Int(text), (10...22).contains(factor) else {
-            throw VaultError(.usage, "VAULT_SCRYPT_WORK_FACTOR is '\(text)'; give a whole number from 10 to 22")
+            throw VaultError(
+                .usage, "VAULT_SCRYPT_WORK_FACTOR is '\(text)'",
+                remedy: .giveAccepted(forms: "a whole number from 10 to 22"))
         }
         return factor
     }
@@ -200,12 +203,12 @@ public struct StoreFactory {
                 })
         }
         let variables = ["IDENTITY", "IDENTITY_FILE", "PASSPHRASE", "PASSPHRASE_FILE"].map { prefix + $0 }
-            .joined(separator: ", ")
         let prompt = self.prompt
         let ask = { (message: String, confirm: Bool) throws(VaultError) -> SecureBytes in
             guard let prompt, let answer = try prompt(message, confirm) else {
                 throw VaultError(
-                    .cannotUnlock, "no terminal to ask for the passphrase of \(path); set one of \(variables)")
+                    .cannotUnlock, "no terminal to ask for the passphrase of \(path)",
+                    remedy: .setVariable(oneOf: variables))
             }
             guard !answer.isEmpty else { throw VaultError(.cannotUnlock, "the passphrase is empty") }
             return answer
@@ -259,7 +262,8 @@ extension StoreFactory {
             let which = VaultError.Input.recipient(number: publicKeys.count == 1 ? nil : index + 1)
             if key.uppercased().contains("AGE-SECRET-KEY-") {
                 throw VaultError(
-                    .usage, "was given an age secret key; give its public key (age-keygen -y)", input: which)
+                    .usage, "was given an age secret key", input: which,
+                    remedy: .giveAccepted(forms: "its public key (age-keygen -y)"))
             }
             do {
                 recipients.append(try Age.parseRecipient(key, prompter: keyPrompter))
@@ -314,7 +318,7 @@ extension StoreFactory {
         let spec = try BackendSpec(parsing: text, from: .variable("VAULT_FALLBACK"))
         if try identity(of: spec) == identity(of: current) {
             throw VaultError(
-                .usage, "VAULT_FALLBACK=\(text) names the current backend; name the store to move secrets from")
+                .usage, "VAULT_FALLBACK=\(text) names the current backend, not a store to move secrets from")
         }
         return try makeStore(spec, keyPrefix: "VAULT_")
     }

@@ -31,7 +31,8 @@ public struct SecretName: Hashable, Sendable, Comparable, CustomStringConvertibl
     public static func validate(_ part: String, what: String) throws(VaultError) {
         let count = part.utf8.count
         if count == 0 {
-            throw VaultError(.usage, "the \(what) is empty; give 1 to \(maximumByteCount) bytes of UTF-8")
+            throw VaultError(
+                .usage, "the \(what) is empty", remedy: .giveAccepted(forms: "1 to \(maximumByteCount) bytes of UTF-8"))
         }
         if count > maximumByteCount {
             throw VaultError(.usage, "the \(what) is \(count) bytes long; the limit is \(maximumByteCount)")

@@ -1,4 +1,4 @@
-public import VaultAge
+public import VaultSecureBytes
 
 /// What a store knows about a secret besides its value.
 public struct SecretMetadata: Hashable, Sendable {

@@ -1,4 +1,4 @@
-public import VaultAge
+public import VaultSecureBytes
 
 /// The storage edge: the one protocol every backend implements.
 ///

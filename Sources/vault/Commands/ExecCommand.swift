@@ -1,5 +1,6 @@
 import CVaultProcess
 import VaultCore
+import VaultSecureBytes
 
 #if canImport(Glibc)
     import Glibc
@@ -93,7 +94,7 @@ enum ProcessImage {
         CVaultProcess_execvpe(arguments[0], argv, envp)
         let failure = Errno(rawValue: errno)
         for buffer in added {
-            explicit_bzero(buffer.baseAddress!, buffer.count)
+            zeroSecret(UnsafeMutableRawBufferPointer(buffer))
             buffer.deallocate()
         }
         for pointer in argv { free(pointer) }

@@ -1,5 +1,5 @@
-import VaultAge
 import VaultCore
+import VaultSecureBytes
 
 extension CommandSpec {
     static let inject = CommandSpec(

@@ -1,5 +1,5 @@
-import VaultAge
 import VaultCore
+import VaultSecureBytes
 
 /// Living tokens on the command line: `set --refresh-command` and `vault oauth` (docs/tokens.md).
 enum TokenCommands {

@@ -1,5 +1,5 @@
-import VaultAge
 import VaultCore
+import VaultSecureBytes
 
 /// `docker-credential-vault store|get|erase|list|version`: the docker-credential-helpers
 /// protocol. Set up with `"credsStore": "vault"` or `"credHelpers": {"REGISTRY": "vault"}` in

@@ -1,5 +1,5 @@
-import VaultAge
 import VaultCore
+import VaultSecureBytes
 
 /// `git-credential-vault get|store|erase`: git's credential helper protocol on standard input
 /// and output (gitcredentials(7)). Set up with `git config --global credential.helper vault`.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VaultAge
+import VaultSecureBytes
 import VaultTestSupport
 
 /// A git repository whose team keeps its vault file at `deploy/secrets.age`, and the people who

@@ -1,5 +1,6 @@
 import Foundation
 import VaultAge
+import VaultSecureBytes
 import VaultTestSupport
 
 // Helpers for the end-to-end migration tests: vault files written and read directly in the

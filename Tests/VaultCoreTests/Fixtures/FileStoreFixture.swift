@@ -1,6 +1,7 @@
 import Foundation
 import VaultAge
 import VaultCore
+import VaultSecureBytes
 import VaultTestSupport
 
 extension StoreFixture {

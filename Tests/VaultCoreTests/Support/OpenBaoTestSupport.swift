@@ -1,4 +1,4 @@
-import VaultAge
+import VaultSecureBytes
 import VaultTestSupport
 
 @testable import VaultCore

@@ -1,4 +1,5 @@
 public import VaultAge
+public import VaultSecureBytes
 
 /// The key material of a file vault, asked for only when it is needed.
 ///

@@ -1,4 +1,5 @@
 public import VaultAge
+import VaultSecureBytes
 
 /// A vault kept in one age-encrypted file (see docs/file-format.md).
 ///
@@ -270,7 +271,9 @@ public final class FileStore: SecretStore {
                         try reader.open(UnsafeRawBufferPointer(bytes))
                     }
                 }
-                try chunk.withBytes { (bytes) throws(VaultError) in try body(bytes) }
+                try chunk.withUnsafeBytes { (bytes) throws(VaultError) in
+                    try body(bytes.assumingMemoryBound(to: UInt8.self))
+                }
             }
         }
     }

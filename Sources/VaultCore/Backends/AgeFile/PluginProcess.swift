@@ -1,4 +1,5 @@
 import VaultAge
+import VaultSecureBytes
 
 #if canImport(Glibc)
     import Glibc
@@ -82,8 +83,10 @@ final class PluginProcess: PluginChannel {
                 kind: .plugin, message: "age-plugin-\(name) did not answer within \(limitText); it was stopped")
         }
         // The output ends before the protocol does: a crash explains it better than "closed its
-        // output", and a process that dies is reapable a moment after its output closes.
-        if bytes.isEmpty, case .success(let status) = child.wait(until: Deadline(seconds: 0.2)), status != 0 {
+        // output". A process that dies closes its output before it can be reaped, so vault waits
+        // for its exit, within the same limit as for an answer (a loaded machine may take a while
+        // to finish a dying process); one that closed its output and lives on is stopped after it.
+        if bytes.isEmpty, case .success(let status) = child.wait(until: Deadline(seconds: waitLimit)), status != 0 {
             throw AgeError(
                 kind: .plugin, message: "age-plugin-\(name) \(status.waitStatusText) in the middle of the conversation")
         }

@@ -13,15 +13,14 @@ enum OpenBaoAddress {
             while node.hasSuffix("/") { node.removeLast() }
             guard HTTPURL.isHTTP(node) else {
                 throw VaultError(
-                    .usage,
-                    "\(variable) holds an address that is not an http:// or https:// URL; give http:// or https:// addresses, separated by commas"
-                )
+                    .usage, "\(variable) holds an address that is not an http:// or https:// URL",
+                    remedy: .giveAccepted(forms: "http:// or https:// addresses, separated by commas"))
             }
             if !allowHTTP, node.lowercased().hasPrefix("http://"), !HTTPURL.isLoopback(host: HTTPURL.host(of: node)) {
                 throw VaultError(
                     .usage,
-                    "\(variable) holds \(HTTPURL.origin(of: node)): plain http would send the token in clear over the network; use https://, or set VAULT_ALLOW_HTTP=1 to allow it"
-                )
+                    "\(variable) holds \(HTTPURL.origin(of: node)): plain http would send the token in clear over the network",
+                    remedy: .useHTTPS)
             }
             addresses.append(node)
         }

@@ -1,4 +1,4 @@
-import VaultAge
+import VaultSecureBytes
 
 #if canImport(Glibc)
     import Glibc
@@ -135,8 +135,8 @@ extension OpenBaoClient {
         let seconds = formatSeconds(settings.timeout)
         return VaultError(
             .unavailable,
-            "no node served the request within VAULT_TIMEOUT (\(seconds) s): \(each.joined(separator: "; ")); check BAO_ADDR and that the servers are running"
-        )
+            "no node served the request within VAULT_TIMEOUT (\(seconds) s): \(each.joined(separator: "; "))",
+            remedy: .check("BAO_ADDR and that the servers are running"))
     }
 
     /// One attempt at node `index`, following redirects to other configured nodes.
@@ -170,7 +170,7 @@ extension OpenBaoClient {
                     throw noNodeServed(all)
                 default:
                     throw VaultError(
-                        error.vaultError.code, "\(error.vaultError.message); check BAO_ADDR and the server")
+                        error.vaultError.code, error.vaultError.message, remedy: .check("BAO_ADDR and the server"))
                 }
             }
             if response.status == 307 || response.status == 308, let location = response.header("Location") {
@@ -178,8 +178,8 @@ extension OpenBaoClient {
                 guard redirects <= 3, let target = knownTarget(location, from: url) else {
                     throw VaultError(
                         .unavailable,
-                        "\(response.server) redirected to \(HTTPURL.origin(of: location)), which is not in BAO_ADDR; add the active node's address to BAO_ADDR"
-                    )
+                        "\(response.server) redirected to \(HTTPURL.origin(of: location)), which is not in BAO_ADDR",
+                        remedy: .addActiveNode)
                 }
                 via = via ?? response.server
                 url = target

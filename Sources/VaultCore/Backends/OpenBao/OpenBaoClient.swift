@@ -1,4 +1,4 @@
-import VaultAge
+import VaultSecureBytes
 
 #if canImport(Glibc)
     import Glibc
@@ -79,8 +79,8 @@ final class OpenBaoClient {
             guard deadline.remainingMilliseconds > Self.upgradePollMilliseconds else {
                 throw VaultError(
                     .unavailable,
-                    "\(answer.server): the KV mount \(settings.mount) is still upgrading to versioned data; try again shortly"
-                )
+                    "\(answer.server): the KV mount \(settings.mount) is still upgrading to versioned data",
+                    remedy: .retry)
             }
             usleep(UInt32(Self.upgradePollMilliseconds * 1000))
             answer = try sendToCluster(
@@ -106,8 +106,8 @@ final class OpenBaoClient {
     private func permissionDenied(_ answer: Answer) -> VaultError {
         VaultError(
             .cannotUnlock,
-            "\(answer.server) refused the token from \(credentialOrigin) (permission denied); check the token and its policy (docs/openbao.md)"
-        )
+            "\(answer.server) refused the token from \(credentialOrigin) (permission denied)",
+            remedy: .check("the token and its policy (docs/openbao.md)"))
     }
 
     private var credentialOrigin: String {

@@ -1,5 +1,5 @@
 import Crypto
-import VaultAge
+import VaultSecureBytes
 
 /// Getting the JWT: from a variable, a file, or the GitHub/Forgejo Actions id-token endpoint.
 ///

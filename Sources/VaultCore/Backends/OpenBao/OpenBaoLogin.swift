@@ -1,5 +1,5 @@
 import Crypto
-import VaultAge
+import VaultSecureBytes
 
 /// A token obtained by logging in, and until when it may be used.
 struct OpenBaoLoginResult {
@@ -60,32 +60,35 @@ struct OpenBaoLogin {
         let answer = try post(Self.loginPath(mount: login.mount), JSONValue.object(strings: members))
         if let result = Self.result(of: answer) { return result }
         if answer.status == 400 || answer.status == 403 {
-            throw VaultError(.cannotUnlock, Self.jwtRefusal(answer, login: login, jwt: jwt))
+            throw Self.jwtRefusal(answer, login: login, jwt: jwt)
         }
         throw Self.unexpected(answer, doing: "the JWT login at auth/\(login.mount)")
     }
 
     /// One line for a refused JWT login, from what OpenBao's `jwt` method answers (400 with
-    /// `errors`; 403 when nothing is mounted there): which check failed, and what to look at.
-    static func jwtRefusal(_ answer: OpenBaoClient.Answer, login: OpenBaoJWTLogin, jwt: SecureBytes) -> String {
+    /// `errors`; 403 when nothing is mounted there): which check failed, and what to look at as
+    /// the remedy.
+    static func jwtRefusal(_ answer: OpenBaoClient.Answer, login: OpenBaoJWTLogin, jwt: SecureBytes) -> VaultError {
         let role = login.role.map { "role \($0)" } ?? "the default role"
         let start =
             "\(answer.server) refused the JWT login at auth/\(login.mount) (\(role), JWT from \(login.source.origin))"
         let errors = scrubbed(answer.errors, of: jwt)
         let lower = errors.lowercased()
         let reason: String
+        var remedy: VaultError.Remedy?
         if answer.status == 403 {
             reason = "permission denied; is a jwt auth method enabled at auth/\(login.mount) (BAO_JWT_MOUNT)?"
         } else if lower.contains("expired") {
-            reason = "the JWT has expired; get a fresh one"
+            reason = "the JWT has expired"
+            remedy = .freshJWT
         } else if lower.contains("not yet valid") {
-            reason = "the JWT is not valid yet (nbf or iat in the future); check the clocks"
+            reason = "the JWT is not valid yet (nbf or iat in the future)"
+            remedy = .check("the clocks")
         } else if lower.contains("audience") {
-            let hint =
-                if case .actions = login.source { "set BAO_JWT_AUDIENCE to one the role accepts" } else {
-                    "ask for a JWT with an audience the role accepts"
-                }
-            reason = "the JWT's audience (aud) is not one of the role's bound_audiences; \(hint)"
+            var fromActions = false
+            if case .actions = login.source { fromActions = true }
+            reason = "the JWT's audience (aud) is not one of the role's bound_audiences"
+            remedy = .jwtAudience(fromActions: fromActions)
         } else if lower.contains("issuer") {
             reason = "the JWT's issuer (iss) is not the bound_issuer of auth/\(login.mount)/config"
         } else if lower.contains("signature") || lower.contains("jws") || lower.contains("malformed") {
@@ -93,13 +96,14 @@ struct OpenBaoLogin {
         } else if lower.contains("could not be found") {
             reason = "no such role at auth/\(login.mount) (BAO_JWT_ROLE)"
         } else if lower.contains("missing role") {
-            reason = "no role given; set BAO_JWT_ROLE (or default_role in auth/\(login.mount)/config)"
+            reason = "no role given, and auth/\(login.mount)/config names no default_role"
+            remedy = .setVariable(oneOf: ["BAO_JWT_ROLE"])
         } else if lower.contains("claim") {
             reason = "the role refused the JWT's claims: \(errors)"
         } else {
             reason = errors.isEmpty ? "HTTP \(answer.status)" : errors
         }
-        return "\(start): \(reason)"
+        return VaultError(.cannotUnlock, "\(start): \(reason)", remedy: remedy)
     }
 
     /// The server's text, unless it quotes any part of the JWT: then a neutral phrase.

@@ -1,4 +1,4 @@
-import VaultAge
+import VaultSecureBytes
 
 /// How to reach an OpenBao (or HashiCorp Vault) server, as the glue read it from the
 /// environment (`BAO_*`, else `VAULT_*`; docs/openbao.md).

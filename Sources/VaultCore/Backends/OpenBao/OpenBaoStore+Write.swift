@@ -1,4 +1,4 @@
-import VaultAge
+import VaultSecureBytes
 
 /// Writing a secret: all or nothing, and once.
 ///
@@ -34,7 +34,7 @@ extension OpenBaoStore {
             guard try isCurrent(cas + 1, of: path, holding: data, deadline: deadline) else {
                 throw VaultError(
                     .conflict,
-                    "\(record.name) changed on \(written.server) while it was being written; run the command again")
+                    "\(record.name) changed on \(written.server) while it was being written", remedy: .retry)
             }
             version = cas + 1
         } else {

@@ -1,5 +1,5 @@
 import FoundationEssentials
-import VaultAge
+import VaultSecureBytes
 
 /// Secrets in a KV v2 mount of OpenBao or HashiCorp Vault (docs/openbao.md).
 ///

@@ -1,4 +1,4 @@
-import VaultAge
+import VaultSecureBytes
 
 /// The login token (AppRole or JWT) kept between commands in a `0600` file under
 /// `$XDG_RUNTIME_DIR`, so that a CI job of many `vault get`s logs in once. The file holds the

@@ -1,5 +1,5 @@
 import CVaultSecret
-import VaultAge
+import VaultSecureBytes
 
 #if canImport(Glibc)
     import Glibc
@@ -99,7 +99,8 @@ struct SecretServiceCall {
         guard let collection = try defaultCollection(), collection.isLocked else { return }
         findings.record(.lockedKeyring)
         let what = name.map { "'\($0)'" } ?? "secrets"
-        throw VaultError(.cannotUnlock, "the default keyring, which may hold \(what), is locked; unlock it and retry")
+        throw VaultError(
+            .cannotUnlock, "the default keyring, which may hold \(what), is locked", remedy: .unlockKeyring)
     }
 
     /// Searches by attributes, locked items included: one SearchItems, then each item's
@@ -127,7 +128,7 @@ struct SecretServiceCall {
             }
             if locked {
                 findings.record(.lockedKeyring)
-                throw VaultError(.cannotUnlock, "a keyring holding secrets is locked; unlock it and retry")
+                throw VaultError(.cannotUnlock, "a keyring holding secrets is locked", remedy: .unlockKeyring)
             }
             items += try readItems(itemPaths)
         }
@@ -229,8 +230,7 @@ struct SecretServiceCall {
         throw VaultError(
             .other,
             "the Secret Service provider accepted \(what) but did not store it (it reads back "
-                + "\(stored.count == 0 ? "empty" : "different")); unlock the keyring in the provider (or restart "
-                + "it) and retry")
+                + "\(stored.count == 0 ? "empty" : "different"))", remedy: .unlockKeyringOrRestartProvider)
     }
 
     /// Reads a new item's secret back as ``requireStored(_:at:what:)`` does. KWallet may publish a
@@ -299,7 +299,7 @@ struct SecretServiceCall {
             throw VaultError(
                 .cannotUnlock,
                 "the provider's prompt to create the item was dismissed while \(action) (the keyring "
-                    + "may have been locked meanwhile): unlock the keyring and retry")
+                    + "may have been locked meanwhile)", remedy: .unlockKeyring)
         }
         guard created else { throw failedSilently("creating the item") }
         return path.map { String(cString: $0) }

@@ -70,7 +70,7 @@ enum SecretServiceStep: Sendable {
 extension VaultError {
     /// The one place a GLib error becomes a `VaultError`.
     ///
-    /// The message says what happened in the user's words and what to do; GLib's domains,
+    /// The message says what happened in the user's words, the remedy what to do; GLib's domains,
     /// codes and boilerplate stay out of it, the provider's own words (a remote D-Bus error's
     /// text) stay in. A time-out, a missing bus or a missing provider is `.unavailable`; a locked
     /// keyring or a refused access is `.cannotUnlock`; nothing is ever reported as "not found".
@@ -82,51 +82,44 @@ extension VaultError {
         if timedOut || isTimeout(domain: domain, code: code) {
             return VaultError(
                 .unavailable,
-                "the Secret Service did not answer within \(formatSeconds(timeout)) s while \(action); if the "
-                    + "provider shows a dialog (unlock, or approve access), answer it, or raise VAULT_TIMEOUT")
+                "the Secret Service did not answer within \(formatSeconds(timeout)) s while \(action)",
+                remedy: .answerDialogOrRaiseTimeout)
         }
         if domain == GLibErrorCode.secretDomain && code == GLibErrorCode.secretIsLocked
             || remote?.name == "org.freedesktop.Secret.Error.IsLocked"
         {
-            return VaultError(
-                .cannotUnlock,
-                "the keyring is locked; unlock it (log in to the desktop, or unlock the database in KeePassXC) and retry"
-            )
+            return VaultError(.cannotUnlock, "the keyring is locked", remedy: .unlockKeyring)
         }
         if step == .bus {
             return VaultError(
                 .unavailable,
-                "cannot connect to the D-Bus session bus to reach the Secret Service; run vault in your desktop "
-                    + "session", remedy: .useFileBackend)
+                "cannot connect to the D-Bus session bus to reach the Secret Service",
+                remedy: .runInDesktopSession)
         }
         if isAbsence(error, step: step) {
             return VaultError(
                 .unavailable,
-                "no Secret Service provider on the session bus; start one (GNOME Keyring, KeePassXC with its "
-                    + "Secret Service integration on, or KWallet)", remedy: .useFileBackend)
+                "no Secret Service provider on the session bus", remedy: .startProvider)
         }
         if domain == GLibErrorCode.dbusDomain,
             code == GLibErrorCode.dbusNoServer || code == GLibErrorCode.dbusDisconnected
         {
-            return VaultError(.unavailable, "lost the D-Bus session bus while \(action); retry")
+            return VaultError(.unavailable, "lost the D-Bus session bus while \(action)", remedy: .retry)
         }
         if domain == GLibErrorCode.ioDomain,
             code == GLibErrorCode.ioClosed || code == GLibErrorCode.ioConnectionClosed
         {
-            return VaultError(.unavailable, "lost the D-Bus session bus while \(action); retry")
+            return VaultError(.unavailable, "lost the D-Bus session bus while \(action)", remedy: .retry)
         }
         if remote?.name == "org.freedesktop.DBus.Error.AccessDenied" {
             return VaultError(
-                .cannotUnlock,
-                "the Secret Service refused vault access while \(action); approve vault in the provider "
-                    + "(KeePassXC asks in a dialog, or allow it in its Secret Service settings) and retry")
+                .cannotUnlock, "the Secret Service refused vault access while \(action)", remedy: .approveInProvider)
         }
         if isMissingEncryption(error) {
             return VaultError(
                 .unavailable,
                 "the Secret Service provider cannot encrypt secrets to hand them over while \(action): KWallet "
-                    + "lacks QCA's OpenSSL plug-in; install libqca-qt5-2-plugins (or your system's QCA OpenSSL "
-                    + "plug-in) and restart kwalletd", remedy: .useFileBackend)
+                    + "lacks QCA's OpenSSL plug-in", remedy: .installQCAPlugin)
         }
         if isMalformedReply(error) {
             return VaultError(
@@ -135,7 +128,8 @@ extension VaultError {
                     + "(\(oneLine(error.message)))", remedy: .diagnoseAndReport(toProvider: true))
         }
         if isVanished(error) {
-            return VaultError(.other, "an item went away while \(action) (another program changed the keyring); retry")
+            return VaultError(
+                .other, "an item went away while \(action) (another program changed the keyring)", remedy: .retry)
         }
         if remote?.name == "org.freedesktop.DBus.Error.InvalidArgs" {
             return VaultError(

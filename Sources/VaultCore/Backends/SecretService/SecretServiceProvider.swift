@@ -43,8 +43,8 @@ enum SecretServiceProvider: Equatable, Sendable {
     var note: String? {
         switch self {
         case .keePassXC:
-            return "KeePassXC may ask to approve each program that reads an entry (approve vault, or turn off "
-                + "the confirmation in its Secret Service settings); rm moves entries to its Recycle Bin"
+            return "KeePassXC may ask to approve each program that reads an entry (unless the confirmation is off "
+                + "in its Secret Service settings); rm moves entries to its Recycle Bin"
         case .kWallet:
             return "KWallet writes its wallet file on a 5-second timer: a secret set just before kwalletd stops "
                 + "can be lost"

@@ -1,7 +1,7 @@
 import CVaultSecret
 internal import Crypto
 internal import FoundationEssentials
-import VaultAge
+import VaultSecureBytes
 internal import _CryptoExtras
 
 /// One transfer's copy of the process's session with the provider (the spec's

@@ -1,4 +1,4 @@
-import VaultAge
+import VaultSecureBytes
 
 /// Items addressed by arbitrary attributes rather than vault's `service` and `username`, for
 /// programs that store their own way (git-credential-libsecret). The GLib side stays in the
@@ -18,7 +18,7 @@ extension SecretServiceStore {
         try perform("reading \(what)") { call throws(VaultError) in
             let items = try call.search(query)
             if items.contains(where: \.isLocked) {
-                throw VaultError(.cannotUnlock, "the keyring holding \(what) is locked; unlock it and retry")
+                throw VaultError(.cannotUnlock, "the keyring holding \(what) is locked", remedy: .unlockKeyring)
             }
             if items.isEmpty { try call.requireDefaultUnlocked(nil) }
             var found: [AttributeItem] = []
@@ -50,7 +50,9 @@ extension SecretServiceStore {
                 throw VaultError(.unavailable, "the Secret Service has no default keyring to store \(what) in")
             }
             if collection.isLocked {
-                throw VaultError(.cannotUnlock, "the default keyring is locked; unlock it to store \(what)")
+                throw VaultError(
+                    .cannotUnlock, "the default keyring, where \(what) would be stored, is locked",
+                    remedy: .unlockKeyring)
             }
             let service = try call.service()
             let created = try call.createItem(in: collection, service, attributes, label: label, value: value)
@@ -66,7 +68,7 @@ extension SecretServiceStore {
         try perform("deleting \(what)") { call throws(VaultError) in
             let items = try call.search(query)
             if items.contains(where: \.isLocked) {
-                throw VaultError(.cannotUnlock, "the keyring holding \(what) is locked; unlock it and retry")
+                throw VaultError(.cannotUnlock, "the keyring holding \(what) is locked", remedy: .unlockKeyring)
             }
             let service = items.isEmpty ? nil : try call.service()
             for item in items {

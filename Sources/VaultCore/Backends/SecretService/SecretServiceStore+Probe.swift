@@ -28,13 +28,11 @@ extension SecretServiceStore {
                 guard let collection = try call.defaultCollection() else {
                     throw VaultError(
                         .unavailable,
-                        "the Secret Service has no default keyring (collection); create one in the provider",
-                        remedy: .useFileBackend)
+                        "the Secret Service has no default keyring (collection)", remedy: .createDefaultKeyring)
                 }
                 if collection.isLocked {
                     call.findings.record(.lockedKeyring)
-                    throw VaultError(
-                        .cannotUnlock, "the default keyring is locked; unlock it (e.g. log in to the desktop)")
+                    throw VaultError(.cannotUnlock, "the default keyring is locked", remedy: .unlockKeyring)
                 }
             }
             return .usable

@@ -1,4 +1,4 @@
-public import VaultAge
+public import VaultSecureBytes
 
 /// A store in the desktop keyring, through the freedesktop Secret Service (gnome-keyring,
 /// KeePassXC, ...) on the D-Bus session bus.

@@ -1,4 +1,4 @@
-public import VaultAge
+public import VaultSecureBytes
 
 /// Registry credentials for the docker-credential-helpers protocol (`docker-credential-vault`),
 /// as named vault secrets on any backend.

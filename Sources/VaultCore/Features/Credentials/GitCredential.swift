@@ -1,4 +1,4 @@
-public import VaultAge
+public import VaultSecureBytes
 
 /// One credential in git's credential helper protocol (gitcredentials(7), git-credential(1)):
 /// `key=value` lines ending at a blank line or the end of input.

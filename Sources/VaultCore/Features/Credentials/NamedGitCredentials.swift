@@ -1,4 +1,4 @@
-import VaultAge
+import VaultSecureBytes
 
 /// Git credentials as ordinary vault secrets, on any backend.
 ///

@@ -1,4 +1,4 @@
-import VaultAge
+import VaultSecureBytes
 
 /// Git credentials in the Secret Service, stored and found the way git-credential-libsecret does,
 /// so that a user can switch between it and vault in either direction.

@@ -1,4 +1,4 @@
-import VaultAge
+import VaultSecureBytes
 
 /// One environment variable that `vault exec` fills from a secret.
 public struct EnvironmentBinding: Hashable, Sendable {

@@ -93,7 +93,7 @@ public enum VaultVariables {
             VaultVariable("VAULT_REFRESH_SKEW", "refresh a living token this many seconds early (default 60)"),
             VaultVariable(
                 "VAULT_REFRESH_ORIGINS", "token endpoint origins refreshes may go to without a local approval"),
-            VaultVariable("VAULT_ALLOW_HTTP", "1: allow plain http token endpoints and BAO_ADDR on other machines"),
+            VaultVariable("VAULT_ALLOW_HTTP", "1 allows plain http token endpoints and BAO_ADDR on other machines"),
             VaultVariable("XDG_DATA_HOME", "where the default vault file lives"),
             VaultVariable("HOME", "where the default vault file lives without XDG_DATA_HOME"),
             VaultVariable("CI", "when set (not empty, 0 or false), vault never prompts and opens no dialog"),

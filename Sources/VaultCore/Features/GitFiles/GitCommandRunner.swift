@@ -1,4 +1,4 @@
-import VaultAge
+import VaultSecureBytes
 
 /// Runs `git` for `vault git setup`: git's own parser reads and writes its configuration and
 /// finds the repository (work trees, `GIT_DIR`, `.git` files), so vault never edits

@@ -72,7 +72,8 @@ public struct GitSetup {
         guard !path.isEmpty, !path.contains(where: { $0.isWhitespace || forbidden.contains($0) }) else {
             throw VaultError(
                 .usage,
-                "'\(path)' cannot be named in .gitattributes as it is; give a path without spaces or * ? [ ] \\ \" # !")
+                "'\(path)' cannot be named in .gitattributes as it is",
+                remedy: .giveAccepted(forms: "a path without spaces or * ? [ ] \\ \" # !"))
         }
         var parts: [Substring] = []
         for part in (path.hasPrefix("/") ? path : prefix + path).split(separator: "/") {
@@ -85,7 +86,9 @@ public struct GitSetup {
             }
         }
         guard !path.hasPrefix("/"), !parts.isEmpty else {
-            throw VaultError(.usage, "'\(path)': give the vault file's path relative to the current folder")
+            throw VaultError(
+                .usage, "'\(path)' names no file below the current folder",
+                remedy: .giveAccepted(forms: "the vault file's path relative to the current folder"))
         }
         return "/" + parts.joined(separator: "/")
     }

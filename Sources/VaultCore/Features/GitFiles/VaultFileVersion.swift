@@ -1,4 +1,5 @@
 public import VaultAge
+import VaultSecureBytes
 
 /// One version of a vault file as git holds it (a blob git hands to a textconv or a merge
 /// driver): its secrets and the envelope that opened it.

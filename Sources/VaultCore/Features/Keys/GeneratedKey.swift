@@ -1,4 +1,5 @@
 public import VaultAge
+public import VaultSecureBytes
 
 #if canImport(Glibc)
     import Glibc

@@ -46,7 +46,8 @@ public final class FallbackStore: SecretStore {
             record = changed
         }
         throw VaultError(
-            .conflict, "'\(name)' kept changing in \(fallback.label) while it was moved; it was left there, try again")
+            .conflict, "'\(name)' kept changing in \(fallback.label) while it was moved; it was left there",
+            remedy: .retry)
     }
 
     /// How often one read moves a secret that keeps changing in the fallback before giving up.

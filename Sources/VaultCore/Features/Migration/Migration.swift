@@ -156,7 +156,7 @@ public final class Migration {
             throw VaultError(
                 .conflict,
                 "\(progress.changedInSource.count) secrets changed in \(source.label) during the migration and were "
-                    + "kept there; run the migration again to compare them")
+                    + "kept there, for another run of the migration to compare", remedy: .retry)
         }
     }
 

@@ -1,4 +1,4 @@
-import VaultAge
+import VaultSecureBytes
 
 /// Dotenv files for `vault exec --env-file`: `VAR=value` lines (the dotenv rules of ``DotEnv``)
 /// whose values are either literal or a reference `vault://SERVICE/NAME`.

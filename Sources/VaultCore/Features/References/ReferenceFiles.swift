@@ -1,4 +1,4 @@
-public import VaultAge
+public import VaultSecureBytes
 
 #if canImport(Glibc)
     import Glibc

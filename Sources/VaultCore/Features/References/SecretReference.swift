@@ -1,4 +1,4 @@
-import VaultAge
+import VaultSecureBytes
 
 /// A reference to a secret, `vault://SERVICE/NAME`, as written in dotenv files and templates.
 ///

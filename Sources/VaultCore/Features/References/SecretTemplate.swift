@@ -1,4 +1,4 @@
-public import VaultAge
+public import VaultSecureBytes
 
 /// Templates for `vault inject`: text in which each `{{ vault://SERVICE/NAME }}` stands for a
 /// secret's value.

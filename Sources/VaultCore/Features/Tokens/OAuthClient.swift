@@ -1,5 +1,5 @@
 import FoundationEssentials
-import VaultAge
+import VaultSecureBytes
 
 #if canImport(Glibc)
     import Glibc
@@ -65,7 +65,8 @@ struct OAuthClient: TokenEndpoint {
                 failure = error
             }
             guard attempts < 2, deadline.remainingMilliseconds > 400 else {
-                throw VaultError(.unavailable, "cannot refresh '\(name.account)': \(failure.message)")
+                throw VaultError(
+                    .unavailable, "cannot refresh '\(name.account)': \(failure.message)", remedy: failure.remedy)
             }
             Self.pause(0.25)
         }
@@ -83,7 +84,8 @@ struct OAuthClient: TokenEndpoint {
         case "invalid_client", "unauthorized_client":
             throw VaultError(
                 .cannotUnlock,
-                "the token server rejected the client '\(client.clientID)' (\(error ?? "")); check its ID and secret")
+                "the token server rejected the client '\(client.clientID)' (\(error ?? ""))",
+                remedy: .check("its ID and secret"))
         default:
             throw VaultError(
                 .unavailable,

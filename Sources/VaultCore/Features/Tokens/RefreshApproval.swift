@@ -170,8 +170,8 @@ public struct RefreshApproval: Sendable {
         if parsed.isPlainHTTP, !parsed.isLoopback, !allowHTTP {
             throw VaultError(
                 code,
-                "the \(what) \(parsed.origin) is plain http: tokens would cross the network in clear; use https, or set VAULT_ALLOW_HTTP=1"
-            )
+                "the \(what) \(parsed.origin) is plain http: tokens would cross the network in clear",
+                remedy: .useHTTPS)
         }
     }
 
@@ -179,7 +179,9 @@ public struct RefreshApproval: Sendable {
         do {
             try checkURL(url, what: "token endpoint", code: .damaged)
         } catch {
-            throw VaultError(error.code, "'\(name.account)' is not refreshed, nothing was sent: \(error.message)")
+            throw VaultError(
+                error.code, "'\(name.account)' is not refreshed, nothing was sent: \(error.message)",
+                remedy: error.remedy)
         }
     }
 
@@ -189,7 +191,9 @@ public struct RefreshApproval: Sendable {
             throw VaultError(.usage, "the token URL of '\(name.account)' is not a plain http(s) URL")
         }
         guard let directory else {
-            throw VaultError(.usage, "no state folder to record the approval in: set XDG_STATE_HOME or HOME")
+            throw VaultError(
+                .usage, "no state folder to record the approval in",
+                remedy: .setVariable(oneOf: ["XDG_STATE_HOME", "HOME"]))
         }
         // Root writing with a user's HOME (`sudo -E`) leaves no root-owned folder there, which
         // would stop the user's own records (as with header trust); saying so beats an approval

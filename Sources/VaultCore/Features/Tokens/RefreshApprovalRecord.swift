@@ -1,4 +1,4 @@
-import VaultAge
+import VaultSecureBytes
 
 /// What this machine approved for one living token: where its refreshes go, or which command
 /// mints it. One small file per store and token under `$XDG_STATE_HOME/vault/refresh-approvals`.

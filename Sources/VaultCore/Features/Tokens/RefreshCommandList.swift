@@ -38,7 +38,8 @@ struct RefreshCommandList {
         guard (st.st_mode & S_IFMT) == S_IFREG else { return .ignored("\(path) is not a file") }
         guard st.st_uid == geteuid() else { return .ignored("\(path) belongs to another user") }
         guard st.st_mode & 0o022 == 0 else {
-            return .ignored("\(path) may be written by group or others (run: chmod go-w \(path))")
+            return .ignored(
+                "\(path) may be written by group or others (mode \(String(st.st_mode & 0o777, radix: 8)))")
         }
         let bytes: [UInt8]
         do throws(VaultError) {

@@ -1,4 +1,4 @@
-import VaultAge
+import VaultSecureBytes
 
 #if canImport(Glibc)
     import Glibc

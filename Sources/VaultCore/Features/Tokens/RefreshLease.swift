@@ -75,7 +75,7 @@ struct RefreshLease {
                 if let token = try settled() { return .settled(token) }
                 let until = lease.holder.map { " (its lease ends at \(Self.rfc3339(milliseconds: $0.expires)))" } ?? ""
                 throw VaultError(
-                    .unavailable, "another machine is refreshing '\(name.account)'\(until); try again")
+                    .unavailable, "another machine is refreshing '\(name.account)'\(until)", remedy: .retry)
             }
             var sleep = pause * Double.random(in: 0.5...1)
             if let expires = lease.holder?.expires {

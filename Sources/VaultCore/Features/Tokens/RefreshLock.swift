@@ -11,7 +11,8 @@ enum RefreshLock {
         -> LockFile
     {
         guard let directory = settings.lockDirectory else {
-            throw VaultError(.usage, "no place for the refresh lock: set XDG_RUNTIME_DIR or HOME")
+            throw VaultError(
+                .usage, "no place for the refresh lock", remedy: .setVariable(oneOf: ["XDG_RUNTIME_DIR", "HOME"]))
         }
         try FileSystem.makePrivateDirectory(directory, holdingSecrets: false)
         return try LockFile(

@@ -1,4 +1,4 @@
-public import VaultAge
+public import VaultSecureBytes
 
 /// What vault keeps beside a living token so that it can mint the next one.
 ///

@@ -1,4 +1,4 @@
-public import VaultAge
+public import VaultSecureBytes
 
 /// A successful token response (RFC 6749 section 5.1), or a bare token a refresh command printed.
 /// The tokens are ``SecureBytes`` from the parse to the store: zeroed when the last copy goes.

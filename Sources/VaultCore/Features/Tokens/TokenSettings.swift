@@ -1,4 +1,4 @@
-public import VaultAge
+public import VaultSecureBytes
 
 /// How vault refreshes living tokens; built by the glue from the environment, read once.
 public struct TokenSettings: Sendable {

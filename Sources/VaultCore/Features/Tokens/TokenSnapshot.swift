@@ -1,4 +1,4 @@
-import VaultAge
+import VaultSecureBytes
 
 /// A living token and its companion read together, under the refresh lock (and, on a shared
 /// store, the refresh lease): what a refresh decides on.

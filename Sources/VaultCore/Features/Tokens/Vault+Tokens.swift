@@ -1,4 +1,4 @@
-public import VaultAge
+public import VaultSecureBytes
 
 #if canImport(Glibc)
     import Glibc
@@ -131,7 +131,7 @@ extension Vault {
         guard let current = snapshot.token, var latest = snapshot.companion else { throw VaultError.notFound(name) }
         if let (lease, held) = lease, !lease.hasTime(held, seconds: settings.storeRetryBudget + 0.5) {
             throw VaultError(
-                .unavailable, "the refresh lease of '\(name.account)' ran short before the refresh; try again")
+                .unavailable, "the refresh lease of '\(name.account)' ran short before the refresh", remedy: .retry)
         }
         try settings.approval.check(latest, for: name, in: store)
         let response = try fetch(for: name, latest, snapshot: snapshot, settings: settings)
@@ -290,8 +290,8 @@ extension Vault {
             {
                 throw VaultError(
                     .conflict,
-                    "the refresh settings of '\(token.name.account)' changed on another machine during the refresh; run the command again"
-                )
+                    "the refresh settings of '\(token.name.account)' changed on another machine during the refresh",
+                    remedy: .retry)
             }
             try store.write(token)
         } else {

@@ -1,4 +1,4 @@
-public import VaultAge
+public import VaultSecureBytes
 
 /// The dotenv format, read by `vault import` and written by `vault export` (docs/vault.1, "DOTENV").
 ///

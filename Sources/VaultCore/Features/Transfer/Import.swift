@@ -1,4 +1,4 @@
-public import VaultAge
+public import VaultSecureBytes
 
 /// One secret to import: its name, value and, if the input said, its expiry time.
 public struct ImportItem: Hashable, Sendable {

@@ -1,5 +1,5 @@
 import FoundationEssentials
-import VaultAge
+import VaultSecureBytes
 
 /// The JSON form of `vault export --format json` and `vault import --format json` (docs/json.md).
 ///
@@ -89,7 +89,7 @@ enum SecretsJSON {
                 }
                 expires = .some(time)
             case ("value", .string), ("value_base64", .string):
-                throw fail("give one \"value\" or one \"value_base64\", not both")
+                throw fail("has both \"value\" and \"value_base64\"; an entry holds one of them")
             case ("name", _), ("value", _), ("value_base64", _), ("expires", _):
                 throw fail("'\(member.key)' is given twice or has the wrong type")
             default:

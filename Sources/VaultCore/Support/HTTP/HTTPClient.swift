@@ -1,5 +1,5 @@
 import CVaultHTTP
-import VaultAge
+import VaultSecureBytes
 
 #if canImport(Glibc)
     import Glibc
@@ -63,7 +63,8 @@ struct HTTPClient: Sendable {
     static func load() throws(HTTPError) {
         if let reason = loadOutcome {
             throw HTTPError(
-                .library, server: libraryName, reason: "cannot load \(libraryName) (install libcurl4): \(reason)")
+                .library, server: libraryName, reason: "cannot load \(libraryName) (Debian package libcurl4): \(reason)"
+            )
         }
     }
 
@@ -168,7 +169,7 @@ private func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafeP
     defer {
         // Header values carry credentials (Authorization, X-Vault-Token): wipe the copies.
         for copy in copies {
-            explicit_bzero(copy, strlen(copy))
+            zeroSecret(UnsafeMutableRawBufferPointer(start: copy, count: strlen(copy)))
             free(copy)
         }
     }

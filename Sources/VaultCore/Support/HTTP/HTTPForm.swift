@@ -1,4 +1,4 @@
-import VaultAge
+import VaultSecureBytes
 
 /// Percent-encoding for form bodies (`application/x-www-form-urlencoded`, WHATWG URL §5) and
 /// URL path segments (RFC 3986).

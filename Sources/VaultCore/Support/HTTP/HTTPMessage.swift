@@ -1,4 +1,4 @@
-import VaultAge
+import VaultSecureBytes
 
 /// One HTTP request: method, URL, header fields and body bytes.
 ///

@@ -1,4 +1,4 @@
-package import VaultAge
+package import VaultSecureBytes
 
 /// Writes JSON string literals: the one escaper behind the vault document, `vault export --format
 /// json` and the `--json` output (docs/json.md), so that all of them quote a name alike.

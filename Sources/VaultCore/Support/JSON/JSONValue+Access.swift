@@ -1,4 +1,4 @@
-import VaultAge
+import VaultSecureBytes
 
 /// Writing JSON and reading members: what HTTP request and response bodies need on top of the
 /// parser in JSONValue.swift.

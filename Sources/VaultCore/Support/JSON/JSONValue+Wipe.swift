@@ -1,4 +1,4 @@
-import VaultAge
+import VaultSecureBytes
 
 extension JSONValue {
     /// Overwrites the bytes of every string in the tree with zeros, where they are stored: for a

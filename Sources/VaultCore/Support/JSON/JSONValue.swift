@@ -1,4 +1,4 @@
-import VaultAge
+import VaultSecureBytes
 
 /// A parsed JSON document (RFC 8259), strict: one value, UTF-8, no trailing commas or comments.
 ///

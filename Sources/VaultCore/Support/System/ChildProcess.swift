@@ -1,5 +1,5 @@
 import CVaultProcess
-import VaultAge
+import VaultSecureBytes
 
 #if canImport(Glibc)
     import Glibc

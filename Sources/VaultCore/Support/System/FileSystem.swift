@@ -1,4 +1,4 @@
-import VaultAge
+import VaultSecureBytes
 
 #if canImport(Glibc)
     import Glibc
@@ -114,11 +114,11 @@ enum FileSystem {
         if st.st_mode & 0o077 != 0, (st.st_mode & S_IFMT) == S_IFREG {
             throw VaultError(
                 .cannotUnlock,
-                "the \(what) \(path) is readable by others (mode \(String(st.st_mode & 0o777, radix: 8))); run: chmod 600 \(path)"
-            )
+                "the \(what) \(path) is readable by others (mode \(String(st.st_mode & 0o777, radix: 8)))",
+                remedy: .restrictMode(path: path, mode: "600"))
         }
         if (st.st_mode & S_IFMT) == S_IFDIR {
-            throw VaultError(.cannotUnlock, "the \(what) \(path) is a directory; name the file itself")
+            throw VaultError(.cannotUnlock, "the \(what) \(path) is a directory", remedy: .nameFileItself)
         }
         do {
             return try readSecret(fd, path: path, limit: 1 << 20)
@@ -190,8 +190,8 @@ enum FileSystem {
         let path = (directory == "/" ? "" : directory) + "/" + name
         throw VaultError(
             .other,
-            "\(path) belongs to uid \(st.st_uid): root does not replace another user's file with secrets; "
-                + "remove it or write elsewhere")
+            "\(path) belongs to uid \(st.st_uid): root does not replace another user's file with secrets",
+            remedy: .removeForeignFile)
     }
 
     private static func writeAtomically(

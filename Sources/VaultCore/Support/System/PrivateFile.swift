@@ -1,4 +1,4 @@
-import VaultAge
+import VaultSecureBytes
 
 #if canImport(Glibc)
     import Glibc
@@ -65,8 +65,8 @@ extension FileSystem {
         guard st.st_mode & open == 0 else {
             throw VaultError(
                 .other,
-                "the folder \(path) is open to others (mode \(String(st.st_mode & 0o7777, radix: 8))); "
-                    + "run: chmod 700 \(path)")
+                "the folder \(path) is open to others (mode \(String(st.st_mode & 0o7777, radix: 8)))",
+                remedy: .restrictMode(path: path, mode: "700"))
         }
     }
 }

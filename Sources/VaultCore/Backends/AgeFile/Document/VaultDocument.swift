@@ -1,5 +1,5 @@
 import FoundationEssentials
-import VaultAge
+import VaultSecureBytes
 
 #if canImport(Glibc)
     import Glibc
@@ -276,7 +276,7 @@ enum VaultDocument {
                 return bytes
             }
             guard var data = value.string.flatMap({ Data(base64Encoded: $0) }) else { return nil }
-            defer { data.resetBytes(in: 0..<data.count) }
+            defer { wipe(&data) }
             return SecureBytes(data)
         }
 

@@ -1,4 +1,5 @@
 public import VaultAge
+import VaultSecureBytes
 
 #if canImport(Glibc)
     import Glibc
@@ -77,11 +78,20 @@ public struct FileKeyCache: Sendable {
     }
 
     /// Caches `envelope`'s file key for `seconds` (`vault unlock`); throws `.usage` in CI and
-    /// `.unavailable` where the kernel refuses, naming the reason.
+    /// `.unavailable` where the kernel refuses, naming the reason and that nothing was cached.
     public func store(_ envelope: AgeEnvelope, seconds: Int64) throws(VaultError) {
         guard policy.mayStore else {
             throw VaultError(.usage, "keys are never cached in CI (CI is set)")
         }
+        do {
+            try storeInKernel(envelope, seconds: seconds)
+        } catch {
+            // A failed add leaves nothing behind (KernelKeyring.add invalidates its placeholder).
+            throw error.withMessage(error.message + "; nothing is cached, each command unlocks the file as before")
+        }
+    }
+
+    private func storeInKernel(_ envelope: AgeEnvelope, seconds: Int64) throws(VaultError) {
         let seconds = min(max(seconds, 1), UnlockPolicy.maximumSeconds)
         let expires = Timestamp.now().adding(seconds: seconds)
         var keyring = KernelKeyring.user
@@ -239,7 +249,7 @@ public struct FileKeyCache: Sendable {
         switch errno.rawValue {
         case ENOSYS, EPERM:
             why = "the kernel key retention service is blocked here (\(errno); a seccomp filter, as in containers?)"
-        case EDQUOT: why = "the key quota is full (\(errno); see /proc/key-users)"
+        case EDQUOT: why = "this user's key quota is full (\(errno), as /proc/key-users shows)"
         default: why = "\(errno)"
         }
         return VaultError(.unavailable, "cannot \(what) in the kernel keyring: \(why)", errno: errno)

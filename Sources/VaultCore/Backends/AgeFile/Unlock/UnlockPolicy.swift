@@ -44,8 +44,8 @@ extension UnlockPolicy {
         guard let count, count >= (allowingZero ? 0 : 1), count <= maximumSeconds else {
             let zero = allowingZero ? "0 (off) or " : ""
             throw VaultError(
-                .usage,
-                "\(what) is '\(text)'; give \(zero)a duration up to 12h, like 900, 90s, 15m or 2h")
+                .usage, "\(what) is '\(text)'",
+                remedy: .giveAccepted(forms: "\(zero)a duration up to 12h, like 900, 90s, 15m or 2h"))
         }
         return count
     }

@@ -1,30 +1,19 @@
+import FoundationEssentials
 import Testing
+import VaultTestSupport
 
-@testable import VaultAge
+@testable import VaultSecureBytes
 
 /// Secret bytes zero their storage when released, and copies are independent (copy-on-write).
 @Suite("SecureBytes")
 struct SecureBytesTests {
-    /// What the release observer saw: each released buffer's address and whether it was all zeros.
-    final class Releases: @unchecked Sendable {
-        // @unchecked: the values below are released on the test's own thread, so the observer
-        // runs there too; nothing else touches this.
-        var seen: [(address: UInt, zeroed: Bool)] = []
-
-        func observer() -> @Sendable (UnsafeRawBufferPointer) -> Void {
-            { [self] buffer in
-                seen.append((UInt(bitPattern: buffer.baseAddress), buffer.allSatisfy { $0 == 0 }))
-            }
-        }
-    }
-
     private static func address(_ bytes: SecureBytes) -> UInt {
         bytes.withUnsafeBytes { UInt(bitPattern: $0.baseAddress) }
     }
 
     @Test("the storage is zeroed when the last copy is released")
     func zeroedOnRelease() {
-        let releases = Releases()
+        let releases = ReleaseLog()
         var address: UInt = 0
         do {
             let secret = SecureBytes(Array("hunter2".utf8), releaseObserver: releases.observer())
@@ -40,7 +29,7 @@ struct SecureBytesTests {
 
     @Test("writing to a copy copies the storage; the original is unchanged; both are zeroed")
     func copyOnWrite() {
-        let releases = Releases()
+        let releases = ReleaseLog()
         var original = SecureBytes([1, 2, 3], releaseObserver: releases.observer())
         do {
             var copy = original
@@ -62,7 +51,7 @@ struct SecureBytesTests {
 
     @Test("growing moves the bytes to a larger buffer and zeroes the old one")
     func growing() {
-        let releases = Releases()
+        let releases = ReleaseLog()
         var bytes = SecureBytes([0xAA], releaseObserver: releases.observer())
         for index in 0..<1000 { bytes.append(UInt8(truncatingIfNeeded: index)) }
         #expect(bytes.count == 1001 && bytes.first == 0xAA && bytes.last == UInt8(truncatingIfNeeded: 999))
@@ -78,7 +67,7 @@ struct SecureBytesTests {
 
     @Test("appending raw chunks: one copy each, by doubling, zeroing every outgrown buffer, copy-on-write")
     func appendingChunks() {
-        let releases = Releases()
+        let releases = ReleaseLog()
         var bytes = SecureBytes([0xAA], releaseObserver: releases.observer())
         let shared = bytes
         let chunk = [UInt8](repeating: 0x55, count: 100)
@@ -97,32 +86,15 @@ struct SecureBytesTests {
         #expect(array == [UInt8](repeating: 0, count: 7))
     }
 
-    @Test("decrypted plaintext is SecureBytes, whole or read chunk by chunk")
-    func decryptedPlaintext() throws {
-        let identity = X25519Identity.generate()
-        let plaintext = (0..<200_000).map { UInt8(truncatingIfNeeded: $0) }
-        let file = try Age.encrypt(SecureBytes(plaintext), to: [identity.recipient])
-        let whole: SecureBytes = try Age.decrypt(file, identities: [identity])
-        #expect(whole == plaintext)
-        var reader = try #require(
-            try AgePayloadReader(prefix: file, fileSize: file.count, identities: [identity]))
-        let remaining: SecureBytes = try reader.decryptRemaining(of: file)
-        #expect(remaining == plaintext)
-    }
-
-    @Test("a passphrase is SecureBytes through scrypt: no copy of it outlives the calls, and it is zeroed")
-    func passphraseThroughScrypt() throws {
-        let releases = Releases()
-        do {
-            let passphrase = SecureBytes(Array("hunter2 hunter2".utf8), releaseObserver: releases.observer())
-            let file = try Age.encrypt(
-                SecureBytes([1, 2]), to: [ScryptRecipient(passphrase: passphrase, workFactor: 10)])
-            let plaintext = try Age.decrypt(
-                file, identities: [ScryptIdentity(passphrase: passphrase, maxWorkFactor: 10)])
-            #expect(plaintext == [1, 2])
-            #expect(releases.seen.isEmpty, "held by the caller alone")
-        }
-        #expect(releases.seen.count == 1 && releases.seen.allSatisfy { $0.zeroed })
+    @Test("taking Data copies it and zeroes the Data; wiping Data zeroes it in place")
+    func takingData() {
+        var data = Data("hunter2".utf8)
+        let bytes = SecureBytes(taking: &data)
+        #expect(bytes == Array("hunter2".utf8))
+        #expect(data == Data(count: 7))
+        var other = Data("s3cret".utf8)
+        wipe(&other)
+        #expect(other == Data(count: 6))
     }
 
     @Test("collection behaviour matches an array's")
@@ -145,7 +117,7 @@ struct SecureBytesTests {
 struct SecureBytesArenaTests {
     @Test("arena values are slices of one buffer, zeroed when the arena and the last slice are released")
     func arenaSlices() {
-        let releases = SecureBytesTests.Releases()
+        let releases = ReleaseLog()
         var kept: SecureBytes?
         var address: UInt = 0
         do {

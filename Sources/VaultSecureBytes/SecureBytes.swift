@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-    import Glibc
-#endif
+public import FoundationEssentials
 
 /// Bytes that hold a secret: a copy-on-write buffer that overwrites its storage with zeros when
 /// the last copy is released (after swift-crypto's `SecureBytes`), so callers never wipe by hand.
@@ -62,6 +60,12 @@ public struct SecureBytes: @unchecked Sendable {
     public init(taking array: inout [UInt8]) {
         self.init(array)
         wipe(&array)
+    }
+
+    /// The bytes of `data`, which is zeroed: how a plaintext from swift-crypto is handed over.
+    public init(taking data: inout Data) {
+        self.init(data)
+        wipe(&data)
     }
 
     /// `count` zero bytes.
@@ -135,8 +139,7 @@ public struct SecureBytes: @unchecked Sendable {
 }
 
 extension SecureBytes {
-    /// The heap buffer behind ``SecureBytes``: zeroed with `explicit_bzero`, which the optimiser
-    /// cannot drop as a dead store, before it is freed. It holds only constants; the values that
+    /// The heap buffer behind ``SecureBytes``: zeroed (``zeroSecret(_:)``) before it is freed. It holds only constants; the values that
     /// share it say which of its bytes are theirs.
     @usableFromInline final class Storage {
         @usableFromInline let base: UnsafeMutableRawPointer?
@@ -170,11 +173,4 @@ extension SecureBytes {
             base.deallocate()
         }
     }
-}
-
-/// Overwrites memory that held a secret with zeros, in a way the optimiser cannot drop.
-/// ``SecureBytes`` uses it on release; it is exposed for buffers that C owns.
-public func zeroSecret(_ bytes: UnsafeMutableRawBufferPointer) {
-    guard let base = bytes.baseAddress, bytes.count > 0 else { return }
-    explicit_bzero(base, bytes.count)
 }

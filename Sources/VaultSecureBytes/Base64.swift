@@ -4,7 +4,7 @@
 /// anything that would not be produced by the matching encoder: characters outside the alphabet
 /// (including CR, LF and spaces), misplaced or missing padding, impossible lengths, and
 /// non-zero unused bits in the last character (RFC 4648 §3.5).
-enum Base64 {
+package enum Base64 {
     private static let alphabet: [UInt8] = Array(
         "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
 
@@ -16,29 +16,29 @@ enum Base64 {
     }()
 
     /// Encodes without `=` padding (the header form).
-    static func encodeUnpadded(_ bytes: some Collection<UInt8>) -> String {
+    package static func encodeUnpadded(_ bytes: some Collection<UInt8>) -> String {
         String(decoding: encode(Array(bytes), padded: false), as: UTF8.self)
     }
 
     /// Encodes with `=` padding (the armor form), as ASCII bytes.
-    static func encodePadded(_ bytes: some Collection<UInt8>) -> [UInt8] {
+    package static func encodePadded(_ bytes: some Collection<UInt8>) -> [UInt8] {
         encode(Array(bytes), padded: true)
     }
 
     /// Decodes canonical unpadded base64; nil if the text is not exactly what `encodeUnpadded` makes.
-    static func decodeUnpadded(_ text: some Collection<UInt8>) -> [UInt8]? {
+    package static func decodeUnpadded(_ text: some Collection<UInt8>) -> [UInt8]? {
         let chars = Array(text)
         guard chars.count % 4 != 1 else { return nil }
         return chars.withUnsafeBytes { decodeIntoArray($0) }
     }
 
     /// Decodes unpadded base64 given as a string (stanza arguments).
-    static func decodeUnpadded(_ text: some StringProtocol) -> [UInt8]? {
+    package static func decodeUnpadded(_ text: some StringProtocol) -> [UInt8]? {
         decodeUnpadded(Array(text.utf8))
     }
 
     /// Decodes canonical padded base64; nil if the text is not exactly what `encodePadded` makes.
-    static func decodePadded(_ text: some Collection<UInt8>) -> [UInt8]? {
+    package static func decodePadded(_ text: some Collection<UInt8>) -> [UInt8]? {
         let chars = Array(text)
         return chars.withUnsafeBytes { chars in
             guard let unpadded = withoutPadding(chars) else { return nil }
@@ -47,12 +47,13 @@ enum Base64 {
     }
 
     /// The most bytes the padded base64 `text` decodes to.
-    static func maximumDecodedCount(_ text: UnsafeRawBufferPointer) -> Int { text.count / 4 * 3 }
+    package static func maximumDecodedCount(_ text: UnsafeRawBufferPointer) -> Int { text.count / 4 * 3 }
 
     /// Decodes canonical padded base64 into `output` (room for ``maximumDecodedCount(_:)``
     /// bytes); returns how many bytes it wrote, or nil if the text is not exactly what
     /// `encodePadded` makes (then `output` may hold part of the bytes).
-    static func decodePadded(_ text: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) -> Int? {
+    package static func decodePadded(_ text: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) -> Int?
+    {
         guard let unpadded = withoutPadding(text) else { return nil }
         return decodeGroups(unpadded, into: output)
     }
@@ -109,11 +110,13 @@ enum Base64 {
     }
 
     /// The length of the padded base64 of `count` bytes.
-    static func paddedCount(_ count: Int) -> Int { (count + 2) / 3 * 4 }
+    package static func paddedCount(_ count: Int) -> Int { (count + 2) / 3 * 4 }
 
     /// Writes the base64 of `bytes` to `output` (room for ``paddedCount(_:)`` characters when
     /// padded); returns how many characters it wrote.
-    static func encode(_ bytes: UnsafeRawBufferPointer, padded: Bool, into output: UnsafeMutableRawPointer) -> Int {
+    package static func encode(_ bytes: UnsafeRawBufferPointer, padded: Bool, into output: UnsafeMutableRawPointer)
+        -> Int
+    {
         alphabet.withUnsafeBufferPointer { alphabet in
             var written = 0
             var index = 0

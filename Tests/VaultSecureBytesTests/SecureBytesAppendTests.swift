@@ -1,6 +1,7 @@
 import Testing
+import VaultTestSupport
 
-@testable import VaultAge
+@testable import VaultSecureBytes
 
 /// Output that holds secrets (a journal entry, `vault export`, a request body) is written into
 /// SecureBytes piece by piece, often through generic code (the JSON and form escapers): each
@@ -14,7 +15,7 @@ struct SecureBytesAppendTests {
 
     @Test("pieces appended through the collection protocol grow by doubling, contiguous or not, and are zeroed")
     func generic() {
-        let releases = SecureBytesTests.Releases()
+        let releases = ReleaseLog()
         var bytes = SecureBytes([0xAA], releaseObserver: releases.observer())
         for index in 0..<400 {
             if index.isMultiple(of: 2) {
