@@ -85,7 +85,3 @@ int CVaultProcess_closeOnExecExcept(int lowest, const int *kept, int keptCount) 
     closedir(dir);
     return 0;
 }
-
-int CVaultProcess_addCloseFrom(posix_spawn_file_actions_t *actions, int lowest) {
-    return posix_spawn_file_actions_addclosefrom_np(actions, lowest);
-}

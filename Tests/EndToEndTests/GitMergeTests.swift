@@ -311,4 +311,28 @@ struct GitMergeTests {
         #expect(merge.status != 0 && merge.stdoutText.contains("CONFLICT"), "\(merge.stdoutText)")
         #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: cloned))) == ours, "no conflict markers, ours kept")
     }
+
+    @Test("setup runs git from an absolute PATH folder only, as vault runs age plugins")
+    func setupFindsGitInAbsoluteFolders() throws {
+        let directory = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(directory) }
+        try FileManager.default.createDirectory(
+            at: directory.appendingPathComponent("bin"), withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(
+            atPath: directory.appendingPathComponent("bin/git").path, withDestinationPath: "/usr/bin/git")
+        func setup(path: String) throws -> ToolResult {
+            try runTool(
+                "/bin/sh",
+                ["-c", "cd \"$0\" && exec \"$@\"", directory.path, VaultRunner.binary, "git", "setup", "x.age"],
+                environment: ["PATH": path, "HOME": directory.path, "GIT_CONFIG_NOSYSTEM": "1", "LANG": "C.UTF-8"],
+                timeout: 120)
+        }
+        // git is there, but only through relative entries: it is not run.
+        try setup(path: "bin:.:").expectFailure(5, "git was not found in PATH (only its absolute folders are searched)")
+        // From an absolute folder it runs, and finds no work tree here (its own message is on
+        // the shared standard error too).
+        let found = try setup(path: "/usr/bin:/bin")
+        #expect(
+            found.status == 5 && found.stderr.contains("vault: git could not find the work tree"), "\(found.stderr)")
+    }
 }

@@ -63,13 +63,9 @@ struct LibraryWordingTests {
     /// Every string literal of VaultCore's sources, with its file (under Sources/VaultCore), but
     /// for the argument files.
     static func literals() throws -> [(file: String, literal: SwiftLiterals.Literal)] {
-        let root = try #require(packageRoot()).appendingPathComponent("Sources/VaultCore")
-        let files = try #require(FileManager.default.enumerator(atPath: root.path)).compactMap { $0 as? String }
-            .filter { $0.hasSuffix(".swift") }.sorted()
-        #expect(files.count > 50, "too few sources found under \(root.path)")
         var found: [(file: String, literal: SwiftLiterals.Literal)] = []
-        for file in files where !argumentFiles.contains(where: { $0.file == file }) {
-            let source = try String(contentsOf: root.appendingPathComponent(file), encoding: .utf8)
+        for (file, source) in try SwiftLiterals.sources(under: "Sources/VaultCore", atLeast: 50)
+        where !argumentFiles.contains(where: { $0.file == file }) {
             found += SwiftLiterals.strings(in: source).map { (file, $0) }
         }
         return found
@@ -162,10 +158,28 @@ enum SwiftLiterals {
         var joinsPrevious = false
     }
 
+    /// The Swift files under `folder` of the package (paths relative to it, sorted) with their
+    /// text; a test fails unless there are more than `atLeast`.
+    static func sources(under folder: String, atLeast: Int) throws -> [(file: String, source: String)] {
+        let root = try #require(packageRoot()).appendingPathComponent(folder)
+        let files = try #require(FileManager.default.enumerator(atPath: root.path)).compactMap { $0 as? String }
+            .filter { $0.hasSuffix(".swift") }.sorted()
+        #expect(files.count > atLeast, "too few sources found under \(root.path)")
+        return try files.map { ($0, try String(contentsOf: root.appendingPathComponent($0), encoding: .utf8)) }
+    }
+
     static func strings(in source: String) -> [Literal] {
         var scanner = Scanner(Array(source.unicodeScalars))
         scanner.code(untilParenthesisCloses: false)
         return scanner.found
+    }
+
+    /// The source's code without its comments and literals (a literal reads as `""`), line for
+    /// line: what a call site is made of.
+    static func code(in source: String) -> String {
+        var scanner = Scanner(Array(source.unicodeScalars))
+        scanner.code(untilParenthesisCloses: false)
+        return String(String.UnicodeScalarView(scanner.codeText))
     }
 
     private struct Scanner {
@@ -173,6 +187,8 @@ enum SwiftLiterals {
         var index = 0
         var line = 1
         var found: [Literal] = []
+        /// The code outside comments and literals, with every line break of the source.
+        var codeText: [Unicode.Scalar] = []
         /// Where the last literal ended, to tell a `+` join.
         var lastEnd: Int?
 
@@ -188,7 +204,10 @@ enum SwiftLiterals {
 
         mutating func advance(_ count: Int = 1) {
             for _ in 0..<count where index < text.count {
-                if text[index] == "\n" { line += 1 }
+                if text[index] == "\n" {
+                    line += 1
+                    codeText.append("\n")
+                }
                 index += 1
             }
         }
@@ -197,19 +216,21 @@ enum SwiftLiterals {
         mutating func code(untilParenthesisCloses: Bool) {
             var depth = 0
             while let scalar = peek() {
-                if starts(with: "//") {
+                if scalar == "/" && peek(1) == "/" {
                     while let next = peek(), next != "\n" { advance() }
-                } else if starts(with: "/*") {
+                } else if scalar == "/" && peek(1) == "*" {
                     blockComment()
                 } else if scalar == "#" || scalar == "\"" {
                     var hashes = 0
                     while peek(hashes) == "#" { hashes += 1 }
                     if peek(hashes) == "\"" {
+                        codeText += ["\"", "\""]
                         let gap = lastEnd.map { text[$0..<index] } ?? []
                         let joined = gap.contains("+") && gap.allSatisfy { $0 == "+" || $0.properties.isWhitespace }
                         advance(hashes)
                         string(hashes: hashes, joined: joined)
                     } else {
+                        codeText += Array(repeating: "#", count: max(hashes, 1))
                         advance(max(hashes, 1))
                     }
                 } else {
@@ -221,6 +242,7 @@ enum SwiftLiterals {
                         }
                         depth -= 1
                     }
+                    if scalar != "\n" { codeText.append(scalar) }
                     advance()
                 }
             }

@@ -1,13 +1,12 @@
 #ifndef CVAULTPROCESS_H
 #define CVAULTPROCESS_H
 
-#include <spawn.h>
 #include <sys/types.h>
 
 // Process-level calls that Swift cannot make directly: glibc declares prctl(2) as variadic
 // (`int prctl(int option, ...)`), and variadic C functions cannot be called from Swift;
 // execvpe(3) is a GNU extension that glibc declares only under _GNU_SOURCE, which Swift's
-// Glibc module does not define; so are close_range(2)'s flag and posix_spawn's closefrom action.
+// Glibc module does not define; so is close_range(2)'s flag.
 
 /// Marks the process non-dumpable: no core file, and no ptrace attach by other unprivileged
 /// processes. Returns 0 on success, -1 with errno set on failure.
@@ -32,10 +31,6 @@ int CVaultProcess_openDescriptors(int lowest, int *_Nonnull out, int capacity);
 /// CLOSE_RANGE_CLOEXEC (Linux 5.11), else walks /proc/self/fd; glibc 2.36's headers declare
 /// neither the flag nor the syscall number to Swift. Returns 0, or -1 with errno set.
 int CVaultProcess_closeOnExecExcept(int lowest, const int *_Nullable kept, int keptCount);
-
-/// posix_spawn_file_actions_addclosefrom_np(3) (glibc 2.34, declared only under _GNU_SOURCE):
-/// the child closes every descriptor from `lowest` up before it runs. Returns 0 or an error number.
-int CVaultProcess_addCloseFrom(posix_spawn_file_actions_t *_Nonnull actions, int lowest);
 
 /// Guards the process group `group` (a refresh command and all it started) against outliving
 /// vault: while guarded, SIGHUP, SIGINT or SIGTERM (each only where its disposition was the

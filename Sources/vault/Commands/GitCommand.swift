@@ -15,7 +15,7 @@ extension CommandSpec {
             'diff=vault merge=vault' for this clone only, in $GIT_DIR/info/attributes; the repository's
             local configuration then runs this vault, by its absolute path, as the textconv and merge
             driver. It can be run again: it prints only what it changed. Every teammate runs it once per
-            clone. Commit .gitattributes.
+            clone. Commit .gitattributes. Setup runs git from the absolute folders of PATH only.
             'vault git textconv FILE' is what git runs to show a vault file: one line per secret, sorted
             (SERVICE/NAME, created, updated, expires, and a fingerprint of the value, an HMAC keyed by a
             key derived from the file key: it shows whether a value changed, lets nobody without the key

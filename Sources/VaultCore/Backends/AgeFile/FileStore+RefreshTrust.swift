@@ -9,12 +9,8 @@ extension FileStore: RefreshGuardedStore {
         guard let trust else { return }
         let target = try FileSystem.resolvingLink(path)
         guard let file = try FileSystem.readRegularFile(target, limit: Self.maximumFileSize) else { return }
-        let header: [UInt8]
-        let types: [StanzaType]
-        do throws(AgeError) {
-            (header, types) = (try Age.header(of: file), try Age.stanzaTypes(of: file))
-        } catch {
-            throw VaultError(.damaged, "\(path) is damaged or not an age file: \(error.message)")
+        let (header, types) = try ageCall { () throws(AgeError) in
+            (try Age.header(of: file), try Age.stanzaTypes(of: file))
         }
         do {
             try trust.verify(header: header, types: types, path: target)

@@ -332,15 +332,16 @@ public final class FileStore: SecretStore {
 
     /// Turns the age layer's errors into vault errors that name the file and the key's origin.
     ///
-    /// When no key opens `file`, ``HeaderRecord`` decides between a wrong key and a damaged header.
-    fileprivate func ageCall<T>(
+    /// When no key opens `file`, ``HeaderRecord`` decides between a wrong key and a damaged header;
+    /// every other failure is ``AgeFailureMap``'s.
+    func ageCall<T>(
         checking file: [UInt8]? = nil, _ body: () throws(AgeError) -> T
     ) throws(VaultError) -> T {
         do {
             return try body()
         } catch {
-            switch error.kind {
-            case .noMatch:
+            var detail: String?
+            if error.kind == .noMatch {
                 if let file, HeaderRecord.provesDamage(file: file, lockPath: lockPath) {
                     throw VaultError(
                         .damaged, "\(path) is damaged: its header changed since vault wrote it, and no key opens it")
@@ -356,19 +357,10 @@ public final class FileStore: SecretStore {
                         "\(path) is not a vault file: it is encrypted only to recipient types vault cannot use (vault uses \(Age.readableKeyKinds))"
                     )
                 }
-                throw VaultError(
-                    .cannotUnlock,
-                    "the key from \(keys.origin) does not unlock \(path) (it is encrypted to \(StanzaType.describe(anyType ? types : usable)))"
-                )
-            case .invalidKey, .unsupportedKey, .cannotAsk:
-                throw VaultError(.cannotUnlock, "\(keys.origin): \(error.message)")
-            case .plugin:
-                throw VaultError(.unavailable, error.message)
-            case .pluginRefused:
-                throw VaultError(.cannotUnlock, error.message)
-            case .header, .hmac, .payload, .armor, .workFactor:
-                throw VaultError(.damaged, "\(path) is damaged or not an age file: \(error.message)")
+                detail = "it is encrypted to \(StanzaType.describe(anyType ? types : usable))"
             }
+            throw AgeFailureMap.vaultError(
+                error, opening: path, keyOrigin: keys.origin, naming: .keyOrigin, noMatchDetail: detail)
         }
     }
 }

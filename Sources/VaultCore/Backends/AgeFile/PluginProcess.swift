@@ -11,9 +11,8 @@ import VaultSecureBytes
 /// vault's other child processes, so that the format library stays free of processes and
 /// descriptors and is tested with an in-memory plugin.
 ///
-/// A plugin is looked up in the ABSOLUTE folders of `PATH` only: a relative entry (`.`, `bin`,
-/// an empty one) names a folder that depends on where vault was started, where anyone who can
-/// write a file could plant an `age-plugin-NAME`. Each wait for the plugin's next message is
+/// A plugin is looked up in the ABSOLUTE folders of `PATH` only, as every program vault starts by
+/// name (``ProgramSearch``). Each wait for the plugin's next message is
 /// bounded by `waitLimit` seconds; a plugin that takes longer is stopped, with all it started.
 struct PluginProcessLauncher: PluginLauncher {
     /// `PATH` as vault was given it.
@@ -28,29 +27,14 @@ struct PluginProcessLauncher: PluginLauncher {
     /// person) or /dev/null (elsewhere: nothing is mixed into vault's one-line messages).
     let keepErrorOutput: Bool
 
-    /// The program for plugin `name`: the first executable `age-plugin-NAME` in an absolute PATH folder.
-    func program(_ name: String) -> String? {
-        for folder in (searchPath ?? "").split(separator: ":", omittingEmptySubsequences: true)
-        where folder.hasPrefix("/") {
-            let candidate = "\(folder)/age-plugin-\(name)"
-            var status = stat()
-            if stat(candidate, &status) == 0, status.st_mode & S_IFMT == S_IFREG, access(candidate, X_OK) == 0 {
-                return candidate
-            }
-        }
-        return nil
-    }
-
     func start(plugin name: String, stateMachine: String) throws(AgeError) -> any PluginChannel {
         let seconds: Double
         switch waitLimit {
         case .success(let value): seconds = value
         case .failure(let error): throw AgeError(kind: .invalidKey, message: error.message)
         }
-        guard let path = program(name) else {
-            throw AgeError(
-                kind: .plugin,
-                message: "age-plugin-\(name) was not found in PATH (only its absolute folders are searched)")
+        guard let path = ProgramSearch.find("age-plugin-\(name)", in: searchPath) else {
+            throw AgeError(kind: .plugin, message: ProgramSearch.notFound("age-plugin-\(name)"))
         }
         do {
             let child = try ChildProcess.spawn(

@@ -1,54 +1,47 @@
-import CVaultProcess
-
-#if canImport(Glibc)
-    import Glibc
-#endif
+import VaultSecureBytes
 
 /// Runs `git` for `vault git setup`: git's own parser reads and writes its configuration and
 /// finds the repository (work trees, `GIT_DIR`, `.git` files), so vault never edits
 /// `.git/config` by hand.
+///
+/// git is a ``ChildProcess`` like every program vault starts: found in the absolute folders of
+/// `PATH` (``ProgramSearch``), with standard input /dev/null, its standard error vault's, in a
+/// process group and an empty session keyring of its own.
 struct GitCommandRunner {
-    /// The environment git runs with (the tool's, read once by the glue).
+    /// The environment git runs with (the tool's, read once by the glue); its `PATH` finds git.
     let environment: [String: String]
+
+    /// The most git may print for one question, in bytes (a path or a configuration value).
+    static let outputLimit = 1 << 20
+    /// Seconds git may take to answer: it reads and writes local files only, so a git still
+    /// running after a minute hangs, and is stopped with all it started.
+    static let timeout = 60.0
 
     /// git's standard output and exit status; its standard error goes to vault's.
     func run(_ arguments: [String]) throws(VaultError) -> (status: Int32, output: String) {
-        var fds: [Int32] = [0, 0]
-        try syscall("create a pipe for git") { pipe(&fds) }
-        let (readEnd, writeEnd) = (fds[0], fds[1])
-        _ = fcntl(readEnd, F_SETFD, FD_CLOEXEC)
-        _ = fcntl(writeEnd, F_SETFD, FD_CLOEXEC)
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, writeEnd, 1)
-        _ = CVaultProcess_addCloseFrom(&actions, 3)
-        let argv: [UnsafeMutablePointer<CChar>?] = (["git"] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { envp.forEach { free($0) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawnp(&pid, "git", &actions, nil, argv, envp)
-        close(writeEnd)
-        guard spawned == 0 else {
-            close(readEnd)
-            throw systemError("run git", Errno(rawValue: spawned), code: .unavailable)
+        guard let git = ProgramSearch.find("git", in: environment["PATH"]) else {
+            throw VaultError(.unavailable, ProgramSearch.notFound("git"))
         }
-        var output: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while case .success(let count) = valueOrErrno({
-            chunk.withUnsafeMutableBytes { read(readEnd, $0.baseAddress, $0.count) }
-        }),
-            count > 0
-        {
-            output.append(contentsOf: chunk[..<count])
+        let child: ChildProcess
+        do {
+            child = try ChildProcess.spawn(
+                git, arguments: ["git"] + arguments, environment: environment, input: .null, keepErrorOutput: true)
+        } catch {
+            throw systemError("run git", error, code: .unavailable)
         }
-        close(readEnd)
-        var status: Int32 = 0
-        _ = valueOrErrno { waitpid(pid, &status, 0) }
-        let code = status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
-        return (code, String(decoding: output, as: UTF8.self))
+        switch child.runToEnd(outputLimit: Self.outputLimit, until: Deadline(seconds: Self.timeout)) {
+        case .waitFailed(let errno):
+            throw systemError("wait for git", errno, code: .unavailable)
+        case .timedOut:
+            throw VaultError(
+                .unavailable, "git did not finish within \(formatSeconds(Self.timeout)) s; it was stopped")
+        case .exited(_, _, true):
+            throw VaultError(.unavailable, "git printed more than 1 MiB")
+        case .exited(let status, let output, false):
+            // A signal reads as 128 + its number, as a shell shows it.
+            let code = status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+            return (code, output.withUnsafeBytes { String(decoding: $0, as: UTF8.self) })
+        }
     }
 
     /// git's output, trimmed; a failure of git is `.unavailable` naming what was asked.

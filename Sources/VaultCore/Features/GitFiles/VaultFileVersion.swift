@@ -43,23 +43,14 @@ public struct VaultFileVersion {
         Dictionary(records.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
-    /// Turns the age layer's errors into vault errors that name the version.
+    /// Turns the age layer's errors into vault errors that name the version (``AgeFailureMap``).
     private static func ageCall<T>(
         _ label: String, _ keys: FileKeys, _ body: () throws(AgeError) -> T
     ) throws(VaultError) -> T {
         do {
             return try body()
         } catch {
-            switch error.kind {
-            case .noMatch:
-                throw VaultError(.cannotUnlock, "the key from \(keys.origin) does not unlock \(label)")
-            case .invalidKey, .unsupportedKey, .cannotAsk, .pluginRefused:
-                throw VaultError(.cannotUnlock, "\(label): \(error.message)")
-            case .plugin:
-                throw VaultError(.unavailable, "\(label): \(error.message)")
-            case .header, .hmac, .payload, .armor, .workFactor:
-                throw VaultError(.damaged, "\(label) is damaged or not an age file: \(error.message)")
-            }
+            throw AgeFailureMap.vaultError(error, opening: label, keyOrigin: keys.origin, naming: .version)
         }
     }
 }

@@ -32,38 +32,23 @@ enum RefreshCommand {
         } catch {
             throw systemError("start the refresh command of '\(name.account)'", error)
         }
-        let deadline = Deadline(seconds: timeout)
-        var output = SecureBytes()
-        var overflow = false
-        var finished = false
-        while let chunk = child.read(limit: 4096, until: deadline) {
-            if chunk.isEmpty {
-                finished = true
-                break
-            }
-            if output.count + chunk.count > outputLimit { overflow = true } else { output.append(contentsOf: chunk) }
-        }
-        let waited = finished ? child.wait(until: deadline) : nil
-        if case .failure(let errno) = waited {
+        switch child.runToEnd(outputLimit: outputLimit, until: Deadline(seconds: timeout)) {
+        case .waitFailed(let errno):
             // ECHILD: `sh` was reaped by someone else (SIGCHLD ignored), so how it ended is
             // unknown: never a success.
-            child.stop()
             throw systemError("wait for the refresh command of '\(name.account)'", errno, code: .unavailable)
-        }
-        guard case .success(let status) = waited else {
-            child.stop()  // the whole group: `sh` and whatever it started
+        case .timedOut:
+            // Stopped with its whole group: `sh` and whatever it started.
             throw VaultError(
                 .unavailable,
                 "the refresh command of '\(name.account)' did not finish within \(formatSeconds(timeout)) s (VAULT_TIMEOUT); "
                     + "it was stopped")
-        }
-        child.stop()
-        guard status == 0 else {
+        case .exited(let status, _, _) where status != 0:
             throw VaultError(.unavailable, "the refresh command of '\(name.account)' \(status.waitStatusText)")
-        }
-        if overflow {
+        case .exited(_, _, true):
             throw VaultError(.unavailable, "the refresh command of '\(name.account)' printed more than 1 MiB")
+        case .exited(_, let output, false):
+            return output
         }
-        return output
     }
 }

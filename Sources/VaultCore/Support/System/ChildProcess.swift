@@ -6,7 +6,9 @@ import VaultSecureBytes
 #endif
 
 /// A program vault starts: the one way vault spawns a child and keeps it bounded (refresh
-/// commands, age plugins). `vault exec` alone replaces vault instead (execvpe).
+/// commands, age plugins, git for `vault git setup`). `vault exec` alone replaces vault instead
+/// (execvpe). A program started by name is found with ``ProgramSearch``. `ChildProcessSourceTests`
+/// fails when another source file spawns.
 ///
 /// The child runs in a new, empty session keyring, so it cannot reach a file key vault cached
 /// (``FileKeyCache``), and in a process group of its own, so that one that hangs is stopped with
@@ -165,6 +167,40 @@ final class ChildProcess {
             if deadline.hasPassed { return nil }
             usleep(pause)
             pause = min(pause * 2, 50_000)
+        }
+    }
+
+    /// How a child that ran to its end (``runToEnd(outputLimit:until:)``) ended.
+    enum Outcome {
+        /// It closed its output and exited with wait status `status`; `output` holds what it
+        /// printed, unless it printed more than the limit (`overflow`, and `output` is cut short).
+        case exited(status: Int32, output: SecureBytes, overflow: Bool)
+        /// The deadline passed first; the child was stopped with all it started.
+        case timedOut
+        /// Waiting failed (ECHILD, when SIGCHLD is ignored and the kernel reaps children itself):
+        /// how the child ended is unknown, so never a success.
+        case waitFailed(Errno)
+    }
+
+    /// Reads the child's output to its end, keeping at most `outputLimit` bytes, and waits for it
+    /// to exit, all before `deadline`; then stops it (its whole group) in every case.
+    func runToEnd(outputLimit: Int, until deadline: Deadline) -> Outcome {
+        defer { stop() }
+        var output = SecureBytes()
+        var overflow = false
+        var finished = false
+        while let chunk = read(limit: 4096, until: deadline) {
+            if chunk.isEmpty {
+                finished = true
+                break
+            }
+            // Read on to the end, so that the child is not blocked writing to a full pipe.
+            if output.count + chunk.count > outputLimit { overflow = true } else { output.append(contentsOf: chunk) }
+        }
+        switch finished ? wait(until: deadline) : nil {
+        case .success(let status): return .exited(status: status, output: output, overflow: overflow)
+        case .failure(let errno): return .waitFailed(errno)
+        case nil: return .timedOut
         }
     }
 
