@@ -15,7 +15,7 @@ extension StoreFactory {
     func pluginHost() -> PluginHost {
         let person = configuration.atTerminal && configuration.allowsPrompts
         let launcher = PluginProcessLauncher(
-            searchPath: value("PATH"), environment: environment.filter { !Self.holdsKeyMaterial($0.key) },
+            searchPath: value("PATH"), environment: environment, withholds: Self.holdsKeyMaterial,
             waitLimit: person ? configuration.promptTimeout : configuration.timeout,
             waitLimitName: person ? "VAULT_PROMPT_TIMEOUT" : "VAULT_TIMEOUT", keepErrorOutput: person)
         return PluginHost(launcher: launcher, prompts: pluginPrompts)

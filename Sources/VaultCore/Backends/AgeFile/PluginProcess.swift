@@ -17,8 +17,10 @@ import VaultSecureBytes
 struct PluginProcessLauncher: PluginLauncher {
     /// `PATH` as vault was given it.
     let searchPath: String?
-    /// The plugin's environment: vault's, without the variables that hold key material.
+    /// vault's environment; the plugin gets it without the variables `withholds` names (those
+    /// that hold key material). Filtered when a plugin starts: most commands start none.
     let environment: [String: String]
+    let withholds: @Sendable (String) -> Bool
     /// Seconds to wait for each message of the plugin, or the usage error of its variable.
     let waitLimit: Result<Double, VaultError>
     /// What the limit is called in messages (`VAULT_TIMEOUT`, `VAULT_PROMPT_TIMEOUT`).
@@ -39,7 +41,7 @@ struct PluginProcessLauncher: PluginLauncher {
         do {
             let child = try ChildProcess.spawn(
                 path, arguments: [path, PluginCommandLine.argument(stateMachine: stateMachine)],
-                environment: environment, input: .socket,
+                environment: environment.filter { !withholds($0.key) }, input: .socket,
                 keepErrorOutput: keepErrorOutput)
             return PluginProcess(child: child, name: name, waitLimit: seconds, waitLimitName: waitLimitName)
         } catch {
