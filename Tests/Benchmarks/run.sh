@@ -20,6 +20,7 @@ if [ "$#" -lt 2 ]; then
     exit 2
 fi
 here=$(cd "$(dirname "$0")" && pwd)
+source "$here/rounds.sh"
 root=$(cd "$here/../.." && pwd)
 vault=$(realpath "$1")
 mkdir -p "$2"
@@ -70,7 +71,7 @@ bench() {
     local name=$1
     shift
     echo "== $name"
-    hyperfine --style basic --export-json "$out/$name.json" "$@" || fail "hyperfine failed in group $name"
+    hyperfine_rounds "$out/$name.json" --style basic "$@" || fail "hyperfine failed in group $name"
 }
 
 # The value make-document.py gives secret number $1 (40 bytes).

@@ -8,6 +8,7 @@
 # Then `ls` of a service with 100 items against `secret-tool search --all` of it, and `set` (a
 # replacement) against `secret-tool store`, each pair in one hyperfine run.
 set -euo pipefail
+source "$(dirname "$0")/rounds.sh"
 vault=$1 out=$2 runs=$3 warmup=$4
 python=/usr/bin/python3
 name=bench-token
@@ -72,7 +73,7 @@ calls vault-get "$vault" --backend secret-service get "$name"
 calls secret-tool-lookup secret-tool lookup service vault username "$name"
 
 echo "== secret-service"
-hyperfine --style basic --export-json "$out/secret-service.json" -N --warmup "$warmup" --runs "$runs" \
+hyperfine_rounds "$out/secret-service.json" --style basic -N --warmup "$warmup" --runs "$runs" \
     "$vault --backend secret-service get $name" \
     "secret-tool lookup service vault username $name" \
     "$python -m keyring get vault $name"
@@ -85,7 +86,7 @@ done
 listed=$("$vault" --backend secret-service --service bench-ls ls | wc -l)
 [ "$listed" = 100 ] || fail "vault ls lists $listed items of bench-ls, not 100"
 echo "== secret-service-ls"
-hyperfine --style basic --export-json "$out/secret-service-ls.json" -N --warmup "$warmup" --runs "$runs" \
+hyperfine_rounds "$out/secret-service-ls.json" --style basic -N --warmup "$warmup" --runs "$runs" \
     "$vault --backend secret-service --service bench-ls ls" \
     "secret-tool search --all service bench-ls"
 
@@ -99,7 +100,7 @@ printf %s "$value" | secret-tool store --label="vault bench" service bench-set u
 calls vault-set sh -c "exec '$vault' --backend secret-service --service bench-set set vault-token <'$out/set-value.txt'"
 calls secret-tool-store sh -c "exec secret-tool store --label='vault bench' service bench-set username tool-token <'$out/set-value.txt'"
 echo "== secret-service-set"
-hyperfine --style basic --export-json "$out/secret-service-set.json" --warmup "$warmup" --runs "$runs" \
+hyperfine_rounds "$out/secret-service-set.json" --style basic --warmup "$warmup" --runs "$runs" \
     "$vault --backend secret-service --service bench-set set vault-token <$out/set-value.txt" \
     "secret-tool store --label='vault bench' service bench-set username tool-token <$out/set-value.txt"
 check "$vault" --backend secret-service --service bench-set get vault-token

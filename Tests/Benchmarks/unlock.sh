@@ -11,6 +11,7 @@
 set -euo pipefail
 vault=$1 work=$2 out=$3 runs=$4 warmup=$5 secret=$6 expected=$7
 here=$(cd "$(dirname "$0")" && pwd)
+source "$here/rounds.sh"
 python=/usr/bin/python3
 
 fail() {
@@ -25,7 +26,7 @@ export VAULT_IDENTITY_FILE="$work/key.txt"
 [ "$(setsid -w "$vault" --file "$work/passphrase.age" get "$secret" </dev/null)" = "$expected" ] \
     || fail "vault get through the cache"
 [ "$(pass show "$secret")" = "$expected" ] || fail "pass show"
-hyperfine --style basic --export-json "$out/unlock-get.json" -N --warmup "$warmup" --runs "$runs" \
+hyperfine_rounds "$out/unlock-get.json" --style basic -N --warmup "$warmup" --runs "$runs" \
     "$vault --file $work/passphrase.age get $secret" \
     "$vault --file $work/file.age get $secret" \
     "pass show $secret" || fail "hyperfine failed in group unlock-get"

@@ -140,6 +140,29 @@ struct AgePluginTests {
         }
     }
 
+    @Test("a plugin gets vault's environment without the variables that hold key material")
+    func pluginEnvironment() throws {
+        let vault = try Self.runner()
+        defer { vault.cleanUp() }
+        let log = vault.path("env.log")
+        let got = try vault.run(
+            ["get", "tok"],
+            env: [
+                "VAULTTEST_ENV": log, "VAULTTEST_MARKER": "1", "BAO_TOKEN": "bao-secret",
+                "VAULT_TO_PASSPHRASE": "to-secret",
+            ])
+        #expect(got.status == 0 && got.stdout == Array("s3cret".utf8), "\(got.stderr)")
+        let names = Set(
+            try String(contentsOfFile: log, encoding: .utf8).split(whereSeparator: { $0 == " " || $0 == "\n" })
+                .map(String.init))
+        #expect(names.contains("VAULTTEST_MARKER") && names.contains("PATH"), "\(names.sorted())")
+        // The runner's plugin identity is in VAULT_IDENTITY: the plugin is given it by the
+        // protocol, never through its environment.
+        for withheld in ["VAULT_IDENTITY", "BAO_TOKEN", "VAULT_TO_PASSPHRASE"] {
+            #expect(!names.contains(withheld), "\(withheld) reached the plugin")
+        }
+    }
+
     @Test("a plugin is looked up in absolute PATH folders only; a missing one is named")
     func lookup() throws {
         let vault = try Self.runner()
