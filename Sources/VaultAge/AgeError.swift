@@ -30,15 +30,27 @@ public struct AgeError: Error, Sendable, Equatable, CustomStringConvertible {
         case pluginRefused
     }
 
+    /// What the user can do about a key the age layer refuses, as data: the library states the
+    /// fact, the tool words the way out (a command of another program, with the key's path).
+    public enum Remedy: Sendable, Equatable {
+        /// An SSH key in a format other than OpenSSH's own (PEM): convert it to OpenSSH's.
+        case convertSSHKeyToOpenSSHFormat
+        /// An SSH key encrypted with a cipher other than aes256-ctr: encrypt it again with that one.
+        case reencryptSSHKeyWithAES256CTR
+    }
+
     /// What went wrong.
     public let kind: Kind
-    /// A one-line explanation for people.
+    /// A one-line explanation for people: what happened, never what to do.
     public let message: String
+    /// What the user can do, when the age layer knows.
+    public let remedy: Remedy?
 
     /// Creates an error of the given kind with a one-line message.
-    public init(kind: Kind, message: String) {
+    public init(kind: Kind, message: String, remedy: Remedy? = nil) {
         self.kind = kind
         self.message = message
+        self.remedy = remedy
     }
 
     /// The message.
@@ -51,5 +63,7 @@ extension AgeError {
     static func armor(_ message: String) -> AgeError { AgeError(kind: .armor, message: message) }
     static func invalidKey(_ message: String) -> AgeError { AgeError(kind: .invalidKey, message: message) }
     static func plugin(_ message: String) -> AgeError { AgeError(kind: .plugin, message: message) }
-    static func unsupportedKey(_ message: String) -> AgeError { AgeError(kind: .unsupportedKey, message: message) }
+    static func unsupportedKey(_ message: String, remedy: Remedy? = nil) -> AgeError {
+        AgeError(kind: .unsupportedKey, message: message, remedy: remedy)
+    }
 }

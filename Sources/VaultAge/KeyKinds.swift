@@ -57,7 +57,8 @@ enum KeyKinds {
             wholeFile: true, accepts: { $0.hasPrefix("-----BEGIN") && $0.hasSuffix("PRIVATE KEY-----") },
             parse: { (_, _) throws(AgeError) in
                 throw .unsupportedKey(
-                    "a PEM private key; vault reads SSH keys in OpenSSH's format (convert with ssh-keygen -p -f FILE)")
+                    "a PEM private key; vault reads SSH keys in OpenSSH's format only",
+                    remedy: .convertSSHKeyToOpenSSHFormat)
             }),
         IdentityFormat(
             wholeFile: false, accepts: { _ in true },

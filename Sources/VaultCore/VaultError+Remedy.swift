@@ -59,6 +59,12 @@ extension VaultError {
         /// and allow it; when `morePromptTime`, it was not answered in time, and a longer prompt
         /// time-out gives the person more.
         case allowAccessRequest(morePromptTime: Bool)
+        /// An SSH key in another format than OpenSSH's (PEM): convert it, the file at `path`
+        /// when the key came from one.
+        case convertSSHKey(path: String?)
+        /// An SSH key encrypted with a cipher vault does not read: encrypt it again with
+        /// aes256-ctr, the file at `path` when the key came from one.
+        case reencryptSSHKey(path: String?)
         /// The failure was of the moment (a connection lost, another writer at the same time, a
         /// server still busy): the same operation may succeed if tried again.
         case retry

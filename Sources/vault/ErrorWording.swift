@@ -57,6 +57,10 @@ extension VaultError {
         case .unlockKeyringOrAnswerDialog:
             return ": unlock it (log in to the desktop, or unlock the database in KeePassXC), or run vault at a "
                 + "terminal on the desktop to answer the provider's dialog"
+        case .convertSSHKey(let path):
+            return "; convert it to OpenSSH's format: ssh-keygen -p -f \(path ?? "FILE")"
+        case .reencryptSSHKey(let path):
+            return "; encrypt it again with aes256-ctr: ssh-keygen -p -Z aes256-ctr -f \(path ?? "FILE")"
         case .retry: return "; try again"
         case .giveAccepted(let forms): return "; give \(forms)"
         case .useOneOf(let names): return "; use \(names)"

@@ -37,6 +37,34 @@ struct SSHKeyCommandTests {
         #expect(String(decoding: opened.stdout, as: UTF8.self).contains("\"account\":\"token\""))
     }
 
+    @Test("a PEM key or one encrypted with another cipher: exit 4, one line saying how to convert it, with its path")
+    func keysToConvert() throws {
+        var runner = try VaultRunner()
+        defer { runner.cleanUp() }
+        let keygen = try #require(findExecutable("ssh-keygen"))
+        let pem = runner.path("id_pem")
+        try runTool(keygen, ["-q", "-t", "rsa", "-b", "2048", "-m", "PEM", "-N", "", "-f", pem]).expectSuccess()
+        let chacha = runner.path("id_chacha")
+        try runTool(keygen, ["-q", "-t", "ed25519", "-Z", "chacha20-poly1305@openssh.com", "-N", "pass", "-f", chacha])
+            .expectSuccess()
+        // A file to open, whose key neither can be: both are refused when they are read.
+        try runner.run(["init", "--recipient", X25519Identity.generate().recipient.encoded]).expectSuccess()
+        runner.environment["VAULT_IDENTITY_FILE"] = pem
+        let fromPEM = try runner.run(["get", "token"])
+        fromPEM.expectFailure(4, "a PEM private key; vault reads SSH keys in OpenSSH's format only")
+        #expect(
+            fromPEM.stderr.contains("; convert it to OpenSSH's format: ssh-keygen -p -f \(pem)"), "\(fromPEM.stderr)")
+        runner.environment["VAULT_IDENTITY_FILE"] = chacha
+        let fromChaCha = try runner.run(["get", "token"])
+        fromChaCha.expectFailure(4, "encrypted with chacha20-poly1305@openssh.com, which vault cannot decrypt")
+        #expect(
+            fromChaCha.stderr.contains("; encrypt it again with aes256-ctr: ssh-keygen -p -Z aes256-ctr -f \(chacha)"),
+            "\(fromChaCha.stderr)")
+        for result in [fromPEM, fromChaCha] {
+            #expect(result.stdout.isEmpty && result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+        }
+    }
+
     @Test("init takes SSH public keys and recipients files; ecdsa and sk lines are skipped with a warning")
     func recipientsFileWithUnsupportedKeys() throws {
         var runner = try VaultRunner()

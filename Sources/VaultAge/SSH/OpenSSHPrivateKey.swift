@@ -47,7 +47,9 @@ struct OpenSSHPrivateKey: Sendable {
         var reader = SSHReader(Array(binary.dropFirst(Self.magic.count)))
         guard let cipher = reader.text(), let kdf = reader.text(), let kdfOptions = reader.string(),
             let count = reader.uint32(), let publicBlob = reader.string(), let privateSection = reader.string(),
-            reader.isAtEnd
+            // An AEAD cipher (chacha20-poly1305@openssh.com, aes256-gcm@openssh.com) puts its tag
+            // after the private section; vault reads none, and refuses them by name below.
+            reader.isAtEnd || (cipher != "none" && Self.ciphers[cipher] == nil)
         else { throw .invalidKey("malformed OpenSSH private key") }
         guard count == 1 else { throw .invalidKey("OpenSSH private key file holds \(count) keys; vault reads one") }
         let type = SSHReader(publicBlob).withText { $0 }
@@ -66,8 +68,8 @@ struct OpenSSHPrivateKey: Sendable {
         case (_, "bcrypt"):
             guard Self.ciphers[cipher] != nil else {
                 throw .unsupportedKey(
-                    "the SSH key is encrypted with \(Self.safeName(cipher)), which vault cannot decrypt (it reads aes256-ctr, ssh-keygen's default; re-encrypt with ssh-keygen -p -Z aes256-ctr)"
-                )
+                    "the SSH key is encrypted with \(Self.safeName(cipher)), which vault cannot decrypt (it reads aes256-ctr, ssh-keygen's default, and aes192-ctr and aes128-ctr)",
+                    remedy: .reencryptSSHKeyWithAES256CTR)
             }
             var options = SSHReader(kdfOptions)
             guard let salt = options.string(), let rounds = options.uint32(), options.isAtEnd, !salt.isEmpty else {

@@ -170,7 +170,9 @@ public struct StoreFactory {
                 do throws(AgeError) {
                     return try Age.parseIdentityFile(String(decoding: bytes, as: UTF8.self), prompter: prompter)
                 } catch {
-                    throw VaultError(.cannotUnlock, "\(origin): \(error.message)")
+                    throw VaultError(
+                        .cannotUnlock, "\(origin): \(error.message)",
+                        remedy: VaultError.Remedy(error.remedy, keyFile: file))
                 }
             }
             return FileKeys(
@@ -246,7 +248,8 @@ public struct StoreFactory {
         } catch {
             throw VaultError(
                 .cannotUnlock,
-                "\(origin) is not an age identity (AGE-SECRET-KEY-1... or AGE-SECRET-KEY-PQ-1...): \(error.message)")
+                "\(origin) is not an age identity (AGE-SECRET-KEY-1... or AGE-SECRET-KEY-PQ-1...): \(error.message)",
+                remedy: VaultError.Remedy(error.remedy, keyFile: nil))
         }
     }
 }

@@ -26,13 +26,27 @@ enum AgeFailureMap {
             let detail = noMatchDetail.map { " (\($0))" } ?? ""
             return VaultError(.cannotUnlock, "the key from \(keyOrigin) does not unlock \(file)\(detail)")
         case .invalidKey, .unsupportedKey, .cannotAsk:
-            return VaultError(.cannotUnlock, naming == .version ? named : "\(keyOrigin): \(error.message)")
+            return VaultError(
+                .cannotUnlock, naming == .version ? named : "\(keyOrigin): \(error.message)",
+                remedy: VaultError.Remedy(error.remedy, keyFile: nil))
         case .pluginRefused:
             return VaultError(.cannotUnlock, named)
         case .plugin:
             return VaultError(.unavailable, named)
         case .header, .hmac, .payload, .armor, .workFactor:
             return VaultError(.damaged, "\(file) is damaged or not an age file: \(error.message)")
+        }
+    }
+}
+
+extension VaultError.Remedy {
+    /// The age layer's remedy for a key it refuses, for the key in `keyFile` (nil: the key did
+    /// not come from a file, or which one is not known here).
+    init?(_ remedy: AgeError.Remedy?, keyFile: String?) {
+        switch remedy {
+        case .convertSSHKeyToOpenSSHFormat: self = .convertSSHKey(path: keyFile)
+        case .reencryptSSHKeyWithAES256CTR: self = .reencryptSSHKey(path: keyFile)
+        case nil: return nil
         }
     }
 }
