@@ -37,6 +37,8 @@ public struct AgeError: Error, Sendable, Equatable, CustomStringConvertible {
         case convertSSHKeyToOpenSSHFormat
         /// An SSH key encrypted with a cipher other than aes256-ctr: encrypt it again with that one.
         case reencryptSSHKeyWithAES256CTR
+        /// A hardware key's tagged recipient (age1tag1...): its age plugin's recipient does the job.
+        case usePluginRecipient
     }
 
     /// What went wrong.
@@ -61,7 +63,9 @@ extension AgeError {
     static func header(_ message: String) -> AgeError { AgeError(kind: .header, message: message) }
     static func payload(_ message: String) -> AgeError { AgeError(kind: .payload, message: message) }
     static func armor(_ message: String) -> AgeError { AgeError(kind: .armor, message: message) }
-    static func invalidKey(_ message: String) -> AgeError { AgeError(kind: .invalidKey, message: message) }
+    static func invalidKey(_ message: String, remedy: Remedy? = nil) -> AgeError {
+        AgeError(kind: .invalidKey, message: message, remedy: remedy)
+    }
     static func plugin(_ message: String) -> AgeError { AgeError(kind: .plugin, message: message) }
     static func unsupportedKey(_ message: String, remedy: Remedy? = nil) -> AgeError {
         AgeError(kind: .unsupportedKey, message: message, remedy: remedy)

@@ -24,9 +24,8 @@ enum KeyKinds {
         // age.md's tagged types, for hardware keys; before the plugin rule, which would name them
         // plugins `tag` and `tagpq`.
         refused(
-            prefix: "age1tag",
-            "tagged recipients (age1tag1..., age1tagpq1..., for hardware keys) are not supported; "
-                + "use the key's age plugin recipient"),
+            prefix: "age1tag", "tagged recipients (age1tag1..., age1tagpq1..., for hardware keys) are not supported",
+            remedy: .usePluginRecipient),
         // Bech32 data never contains "1", so a second "1" means a plugin name (age1yubikey1...).
         RecipientFormat(
             accepts: { $0.hasPrefix("age1") && $0.dropFirst(4).contains("1") },
@@ -77,8 +76,9 @@ enum KeyKinds {
     /// The kinds of key vault opens files with, for messages.
     static let readableKinds = "age X25519 and post-quantum keys, SSH ed25519 and RSA keys, and passphrases"
 
-    private static func refused(prefix: String, _ message: String) -> RecipientFormat {
+    private static func refused(prefix: String, _ message: String, remedy: AgeError.Remedy) -> RecipientFormat {
         RecipientFormat(
-            accepts: { $0.hasPrefix(prefix) }, parse: { (_, _) throws(AgeError) in throw .invalidKey(message) })
+            accepts: { $0.hasPrefix(prefix) },
+            parse: { (_, _) throws(AgeError) in throw .invalidKey(message, remedy: remedy) })
     }
 }

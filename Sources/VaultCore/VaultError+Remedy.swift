@@ -65,6 +65,8 @@ extension VaultError {
         /// An SSH key encrypted with a cipher vault does not read: encrypt it again with
         /// aes256-ctr, the file at `path` when the key came from one.
         case reencryptSSHKey(path: String?)
+        /// A hardware key's tagged recipient is not read: give its age plugin's recipient.
+        case usePluginRecipient
         /// The failure was of the moment (a connection lost, another writer at the same time, a
         /// server still busy): the same operation may succeed if tried again.
         case retry

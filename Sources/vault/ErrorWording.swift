@@ -61,6 +61,7 @@ extension VaultError {
             return "; convert it to OpenSSH's format: ssh-keygen -p -f \(path ?? "FILE")"
         case .reencryptSSHKey(let path):
             return "; encrypt it again with aes256-ctr: ssh-keygen -p -Z aes256-ctr -f \(path ?? "FILE")"
+        case .usePluginRecipient: return "; use the key's age plugin recipient (age1NAME1...)"
         case .retry: return "; try again"
         case .giveAccepted(let forms): return "; give \(forms)"
         case .useOneOf(let names): return "; use \(names)"

@@ -81,7 +81,10 @@ struct PostQuantumTests {
             #expect(!FileManager.default.fileExists(atPath: vault.vaultFile))
         }
         try vault.run(["init", "--recipient", "age1tag1qt8lw0ual6avlwmwatk888yqnmdamm7xfd0wak53ut6elz5c4swx2yqdj4e"])
-            .expectFailure(2, "tagged recipients")
+            .expectFailure(
+                2,
+                "tagged recipients (age1tag1..., age1tagpq1..., for hardware keys) are not supported; use the key's age plugin recipient (age1NAME1...)"
+            )
 
         try vault.run(["init", "--recipient", aliceKey, "--recipient", bobKey]).expectSuccess()
         let file = [UInt8](try Data(contentsOf: URL(fileURLWithPath: vault.vaultFile)))

@@ -13,7 +13,8 @@ struct LibraryWordingTests {
     /// Files whose literals are another program's command line, not words for the user, each
     /// with why; every other file's literals are checked.
     static let argumentFiles: [(file: String, why: String)] = [
-        ("Features/GitFiles/GitCommandRunner.swift", "git's own options, for vault git setup")
+        ("VaultCore/Features/GitFiles/GitCommandRunner.swift", "git's own options, for vault git setup"),
+        ("VaultAge/Plugin/PluginCommandLine.swift", "the age plugin protocol's one argument, --age-plugin="),
     ]
 
     /// Whether a literal names a `vault` command ('vault get') or a flag (--file).
@@ -48,30 +49,35 @@ struct LibraryWordingTests {
         }.map(\.1)
     }
 
-    @Test("no VaultCore string literal tells the user what to do")
+    @Test("no library string literal (VaultCore, VaultAge) tells the user what to do")
     func noAdvice() throws {
         let literals = try Self.literals()
         for file in Set(literals.map(\.file)).sorted() {
             for literal in Self.advice(in: literals.filter { $0.file == file }.map(\.literal)) {
                 Issue.record(
-                    "Sources/VaultCore/\(file):\(literal.line) gives advice (make it a VaultError.Remedy): \(literal.text)"
+                    "Sources/\(file):\(literal.line) gives advice (make it a VaultError.Remedy or AgeError.Remedy): \(literal.text)"
                 )
             }
         }
     }
 
-    /// Every string literal of VaultCore's sources, with its file (under Sources/VaultCore), but
-    /// for the argument files.
+    /// The libraries, and how many sources each has at least (fewer: the sources were not found).
+    static let libraries: [(name: String, atLeast: Int)] = [("VaultCore", 50), ("VaultAge", 20)]
+
+    /// Every string literal of the libraries' sources, with its file (under Sources/), but for the
+    /// argument files.
     static func literals() throws -> [(file: String, literal: SwiftLiterals.Literal)] {
         var found: [(file: String, literal: SwiftLiterals.Literal)] = []
-        for (file, source) in try SwiftLiterals.sources(under: "Sources/VaultCore", atLeast: 50)
-        where !argumentFiles.contains(where: { $0.file == file }) {
-            found += SwiftLiterals.strings(in: source).map { (file, $0) }
+        for library in libraries {
+            for (file, source) in try SwiftLiterals.sources(under: "Sources/\(library.name)", atLeast: library.atLeast)
+            where !argumentFiles.contains(where: { $0.file == "\(library.name)/\(file)" }) {
+                found += SwiftLiterals.strings(in: source).map { ("\(library.name)/\(file)", $0) }
+            }
         }
         return found
     }
 
-    @Test("no VaultCore string literal names a 'vault ...' command or a --flag")
+    @Test("no library string literal (VaultCore, VaultAge) names a 'vault ...' command or a --flag")
     func noCommands() throws {
         var allowedSeen = Set<String>()
         for (file, literal) in try Self.literals() where Self.namesCommand(literal.text) {
@@ -79,7 +85,7 @@ struct LibraryWordingTests {
                 allowedSeen.insert(file + literal.text)
                 continue
             }
-            Issue.record("Sources/VaultCore/\(file):\(literal.line) names a command: \(literal.text)")
+            Issue.record("Sources/\(file):\(literal.line) names a command: \(literal.text)")
         }
         for entry in Self.allowed where !allowedSeen.contains(entry.file + entry.text) {
             Issue.record("the allowed literal is gone, drop it from the list: \(entry.file): \(entry.text)")

@@ -18,12 +18,6 @@ public struct PluginHost: Sendable {
     }
 }
 
-/// What the age-plugin protocol names on a plugin's command line.
-public enum PluginCommandLine {
-    /// The one argument a plugin is started with: `--age-plugin=STATE_MACHINE`.
-    public static func argument(stateMachine: String) -> String { "--age-plugin=" + stateMachine }
-}
-
 /// Starts plugin programs.
 public protocol PluginLauncher: Sendable {
     /// Starts `age-plugin-NAME --age-plugin=STATE_MACHINE`; throws `.plugin` when it cannot (the

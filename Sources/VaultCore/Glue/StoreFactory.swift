@@ -272,7 +272,9 @@ extension StoreFactory {
                 recipients.append(try Age.parseRecipient(key, prompter: keyPrompter))
             } catch {
                 let what = "is not an age public key (age1... or age1pq1...) or SSH public key (ssh-ed25519, ssh-rsa)"
-                throw VaultError(.usage, "\(what): \(error.message)", input: which)
+                throw VaultError(
+                    .usage, "\(what): \(error.message)", input: which,
+                    remedy: VaultError.Remedy(error.remedy, keyFile: nil))
             }
         }
         for file in files {
@@ -285,7 +287,9 @@ extension StoreFactory {
                 // age skips such lines too (GitHub's USER.keys often lists an ecdsa key); say so.
                 warnings += parsed.skipped.map { "the recipients file \(file) line \($0.line): \($0.reason); skipped" }
             } catch {
-                throw VaultError(.usage, "the recipients file \(file): \(error.message)")
+                throw VaultError(
+                    .usage, "the recipients file \(file): \(error.message)",
+                    remedy: VaultError.Remedy(error.remedy, keyFile: nil))
             }
         }
         guard !recipients.isEmpty else { throw VaultError(.usage, "the recipients files hold no public key") }

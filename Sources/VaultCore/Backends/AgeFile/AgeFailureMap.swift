@@ -46,6 +46,7 @@ extension VaultError.Remedy {
         switch remedy {
         case .convertSSHKeyToOpenSSHFormat: self = .convertSSHKey(path: keyFile)
         case .reencryptSSHKeyWithAES256CTR: self = .reencryptSSHKey(path: keyFile)
+        case .usePluginRecipient: self = .usePluginRecipient
         case nil: return nil
         }
     }
