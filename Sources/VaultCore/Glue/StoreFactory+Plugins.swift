@@ -14,8 +14,9 @@ extension StoreFactory {
     /// a command that runs no plugin never fails on it.
     func pluginHost() -> PluginHost {
         let person = configuration.atTerminal && configuration.allowsPrompts
+        let environment = self.environment
         let launcher = PluginProcessLauncher(
-            searchPath: value("PATH"), environment: environment, withholds: Self.holdsKeyMaterial,
+            searchPath: value("PATH"), environment: Self.childEnvironment(of: environment),
             waitLimit: person ? configuration.promptTimeout : configuration.timeout,
             waitLimitName: person ? "VAULT_PROMPT_TIMEOUT" : "VAULT_TIMEOUT", keepErrorOutput: person)
         return PluginHost(launcher: launcher, prompts: pluginPrompts)

@@ -27,7 +27,7 @@ extension StoreFactory {
         var settings = TokenSettings(
             refreshSkew: skew, lockDirectory: directory, journalDirectory: journalDirectory,
             storeRetryBudget: wait,
-            commandEnvironment: environment.filter { !Self.holdsKeyMaterial($0.key) }, endpoint: try oauthClient(),
+            commandEnvironment: Self.childEnvironment(of: environment), endpoint: try oauthClient(),
             approval: try refreshApproval())
         settings.waitLimit = wait
         return settings
@@ -44,8 +44,14 @@ extension StoreFactory {
         OAuthClient(http: HTTPClient(HTTPClient.Configuration(proxies: configuration.proxies)), timeout: try timeout())
     }
 
+    /// What a program vault starts (a refresh command, an age plugin) is given: `environment`
+    /// without the variables that hold key material.
+    static func childEnvironment(of environment: [String: String]) -> [String: String] {
+        environment.filter { !holdsKeyMaterial($0.key) }
+    }
+
     /// Whether a variable holds a vault's key material or names a file holding it
-    /// (``VaultVariables/keyMaterial``): a refresh command never sees those. Compared as bytes.
+    /// (``VaultVariables/keyMaterial``): a child never sees those. Compared as bytes.
     static func holdsKeyMaterial(_ variable: String) -> Bool {
         VaultVariables.keyMaterial.contains { $0.utf8.elementsEqual(variable.utf8) }
     }

@@ -17,10 +17,10 @@ import VaultSecureBytes
 struct PluginProcessLauncher: PluginLauncher {
     /// `PATH` as vault was given it.
     let searchPath: String?
-    /// vault's environment; the plugin gets it without the variables `withholds` names (those
-    /// that hold key material). Filtered when a plugin starts: most commands start none.
-    let environment: [String: String]
-    let withholds: @Sendable (String) -> Bool
+    /// The plugin's environment: vault's, without the variables that hold key material. Made
+    /// when a plugin starts, as a refresh command's is (``TokenSettings/commandEnvironment``):
+    /// most commands start none.
+    private let makeEnvironment: @Sendable () -> [String: String]
     /// Seconds to wait for each message of the plugin, or the usage error of its variable.
     let waitLimit: Result<Double, VaultError>
     /// What the limit is called in messages (`VAULT_TIMEOUT`, `VAULT_PROMPT_TIMEOUT`).
@@ -28,6 +28,17 @@ struct PluginProcessLauncher: PluginLauncher {
     /// Whether the plugin's standard error is vault's (at a terminal: its own hints reach the
     /// person) or /dev/null (elsewhere: nothing is mixed into vault's one-line messages).
     let keepErrorOutput: Bool
+
+    init(
+        searchPath: String?, environment: @autoclosure @escaping @Sendable () -> [String: String],
+        waitLimit: Result<Double, VaultError>, waitLimitName: String, keepErrorOutput: Bool
+    ) {
+        self.searchPath = searchPath
+        makeEnvironment = environment
+        self.waitLimit = waitLimit
+        self.waitLimitName = waitLimitName
+        self.keepErrorOutput = keepErrorOutput
+    }
 
     func start(plugin name: String, stateMachine: String) throws(AgeError) -> any PluginChannel {
         let seconds: Double
@@ -41,7 +52,7 @@ struct PluginProcessLauncher: PluginLauncher {
         do {
             let child = try ChildProcess.spawn(
                 path, arguments: [path, PluginCommandLine.argument(stateMachine: stateMachine)],
-                environment: environment.filter { !withholds($0.key) }, input: .socket,
+                environment: makeEnvironment(), input: .socket,
                 keepErrorOutput: keepErrorOutput)
             return PluginProcess(child: child, name: name, waitLimit: seconds, waitLimitName: waitLimitName)
         } catch {
