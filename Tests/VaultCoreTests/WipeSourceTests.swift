@@ -1,10 +1,9 @@
-import Foundation
 import Testing
-import VaultTestSupport
 
 /// Secret memory is zeroed in one place, `Sources/VaultSecureBytes/Wipe.swift`: every other Swift
 /// source goes through `SecureBytes`, `wipe(_:)` or `zeroSecret(_:)`, so a change to how memory
-/// is zeroed is made once. Read from the package's sources.
+/// is zeroed is made once. Read from the package's sources (``SwiftLiterals``, as the other
+/// source rules are).
 @Suite("Zeroing in one place")
 struct WipeSourceTests {
     /// The one file that may zero memory itself.
@@ -26,30 +25,17 @@ struct WipeSourceTests {
         }
     }
 
-    /// The code of one line: what comes before a `//` comment (a `//` inside a string literal
-    /// ends the line early, which can only hide a call, never invent one).
-    static func code(of line: Substring) -> Substring {
-        line.range(of: "//").map { line[..<$0.lowerBound] } ?? line
-    }
-
+    /// The lines of `source`'s code (comments and literals left out) that zero memory.
     static func zeroingCalls(in source: String) -> [Int] {
-        source.split(separator: "\n", omittingEmptySubsequences: false).enumerated().compactMap { index, line in
-            let code = code(of: line)
-            return zeroes(code) ? index + 1 : nil
-        }
+        SwiftLiterals.code(in: source).split(separator: "\n", omittingEmptySubsequences: false).enumerated()
+            .compactMap { zeroes($0.element) ? $0.offset + 1 : nil }
     }
 
     @Test("no Swift source but Wipe.swift zeroes memory by itself")
     func oneOwner() throws {
-        let root = try #require(packageRoot()).appendingPathComponent("Sources")
-        let files = try #require(FileManager.default.enumerator(atPath: root.path)).compactMap { $0 as? String }
-            .filter { $0.hasSuffix(".swift") }.sorted()
-        #expect(files.count > 100, "too few sources found under \(root.path)")
-        #expect(files.contains(Self.owner))
         var ownerCalls = 0
-        for file in files {
-            let lines = Self.zeroingCalls(
-                in: try String(contentsOf: root.appendingPathComponent(file), encoding: .utf8))
+        for (file, source) in try SwiftLiterals.sources(under: "Sources", atLeast: 100) {
+            let lines = Self.zeroingCalls(in: source)
             if file == Self.owner {
                 ownerCalls = lines.count
             } else {
@@ -61,7 +47,7 @@ struct WipeSourceTests {
         #expect(ownerCalls == 1, "Wipe.swift should call explicit_bzero once, found \(ownerCalls)")
     }
 
-    @Test("the scanner finds calls in code, not in comments")
+    @Test("the scanner finds calls in code, not in comments or literals")
     func scanner() {
         let source = """
             explicit_bzero(p, n)
@@ -70,6 +56,7 @@ struct WipeSourceTests {
             let x = 1 // then data.resetBytes(in: r)
             memset(p, 0, n); bzero(p, n)
             zeroSecret(buffer)
+            let s = "memset(p, 0, n)"
             """
         #expect(Self.zeroingCalls(in: source) == [1, 2, 5])
     }
