@@ -60,19 +60,24 @@ public struct AgePayloadReader {
         offset = payloadStart
     }
 
-    /// The byte range of the file to read and pass to ``open(_:)`` next, or nil once the
+    /// The byte range of the file to read and pass to ``open(_:reading:)`` next, or nil once the
     /// final chunk has been opened.
     public var nextChunk: Range<Int>? {
         finished ? nil : offset..<(offset + Stream.sealedLength(remaining: fileSize - offset).length)
     }
 
-    /// Authenticates and decrypts the chunk at ``nextChunk``.
-    public mutating func open(_ sealed: UnsafeRawBufferPointer) throws(AgeError) -> SecureBytes {
+    /// Authenticates and decrypts the chunk at ``nextChunk`` and lets `body` read its plaintext in
+    /// place, zeroed when `body` returns: no copy of a chunk is made on the way (a `get` reads
+    /// every chunk of the file). A chunk that does not open is thrown before `body` runs.
+    public mutating func open<T>(
+        _ sealed: UnsafeRawBufferPointer, reading body: (UnsafeRawBufferPointer) -> T
+    ) throws(AgeError) -> T {
         var plaintext = try openChunk(sealed)
-        return SecureBytes(taking: &plaintext)
+        defer { wipe(&plaintext) }
+        return plaintext.withUnsafeBytes(body)
     }
 
-    /// ``open(_:)`` as swift-crypto returns it; the caller wipes it.
+    /// The chunk's plaintext as swift-crypto returns it; ``open(_:reading:)`` wipes it.
     private mutating func openChunk(_ sealed: UnsafeRawBufferPointer) throws(AgeError) -> Data {
         guard !finished else { throw .payload("data after the final payload chunk") }
         let (length, last) = Stream.sealedLength(remaining: fileSize - offset)
@@ -110,9 +115,9 @@ extension AgePayloadReader {
         // A failure drops `plaintext`, which zeroes itself.
         while let range = nextChunk {
             guard range.upperBound <= file.count else { throw .payload("the file is shorter than its size") }
-            var opened = try withBytes(of: file[range]) { (sealed) throws(AgeError) in try self.openChunk(sealed) }
-            opened.withUnsafeBytes { plaintext.append(contentsOf: $0) }
-            wipe(&opened)
+            try withBytes(of: file[range]) { (sealed) throws(AgeError) in
+                try self.open(sealed) { plaintext.append(contentsOf: $0) }
+            }
         }
         return plaintext
     }

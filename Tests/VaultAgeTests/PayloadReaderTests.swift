@@ -24,10 +24,9 @@ func readInChunks(_ file: [UInt8], identities: [any AgeIdentity], prefixSize: In
         var plaintext: [UInt8] = []
         while let range = reader.nextChunk {
             let sealed = Array(file[range])
-            let chunk = try sealed.withUnsafeBufferPointer { (bytes) throws(AgeError) in
-                try reader.open(UnsafeRawBufferPointer(bytes))
+            try sealed.withUnsafeBufferPointer { (bytes) throws(AgeError) in
+                try reader.open(UnsafeRawBufferPointer(bytes)) { plaintext.append(contentsOf: $0) }
             }
-            chunk.withUnsafeBytes { plaintext.append(contentsOf: $0) }
         }
         return .plaintext(plaintext)
     } catch {

@@ -132,10 +132,9 @@ enum FuzzHarness {
                 var plaintext: [UInt8] = []
                 while let range = reader.nextChunk {
                     let sealed = Array(bytes[range])
-                    let chunk = try sealed.withUnsafeBufferPointer { (buffer) throws(AgeError) in
-                        try reader.open(UnsafeRawBufferPointer(buffer))
+                    try sealed.withUnsafeBufferPointer { (buffer) throws(AgeError) in
+                        try reader.open(UnsafeRawBufferPointer(buffer)) { plaintext.append(contentsOf: $0) }
                     }
-                    chunk.withUnsafeBytes { plaintext.append(contentsOf: $0) }
                 }
                 return plaintext
             }

@@ -266,14 +266,16 @@ public final class FileStore: SecretStore {
             var sealed: [UInt8] = []
             while let range = reader.nextChunk {
                 try file.read(range, into: &sealed)
-                let chunk = try store.ageCall { () throws(AgeError) in
+                // The plaintext is read in place and zeroed after; what `body` throws comes back
+                // as the result, once the chunk is wiped.
+                let read = try store.ageCall { () throws(AgeError) in
                     try sealed.withUnsafeBufferPointer { (bytes) throws(AgeError) in
-                        try reader.open(UnsafeRawBufferPointer(bytes))
+                        try reader.open(UnsafeRawBufferPointer(bytes)) { plaintext in
+                            Result { () throws(VaultError) in try body(plaintext.assumingMemoryBound(to: UInt8.self)) }
+                        }
                     }
                 }
-                try chunk.withUnsafeBytes { (bytes) throws(VaultError) in
-                    try body(bytes.assumingMemoryBound(to: UInt8.self))
-                }
+                try read.get()
             }
         }
     }
