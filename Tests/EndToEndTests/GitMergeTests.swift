@@ -163,6 +163,58 @@ struct GitMergeTests {
         try team.set("alice", "later", "x")  // alice's own header: still hers to write
     }
 
+    @Test(
+        "main fast-forwarded to a file re-encrypted to an attacker: merging a new secret is a conflict, nothing written"
+    )
+    func fastForwardToAttack() throws {
+        let team = try GitTeam(members: ["alice", "bob"], others: ["mallory"])
+        defer { team.cleanUp() }
+        try team.set("alice", "npm", "npm-VALUE-one")
+        try team.commit("alice", "base")
+        // bob adds a secret on a branch: his record now holds the team's header.
+        try team.git("bob", ["checkout", "-q", "-b", "feature"]).expectSuccess()
+        try team.set("bob", "new/secret", "db-VALUE-bob")
+        try team.commit("bob", "add new/secret")
+        try team.git("bob", ["branch", "-q", "bob-main", "main"]).expectSuccess()
+        // Mallory can push to main but holds no team key: a file of her own to the team's public
+        // keys and hers.
+        try team.git("mallory", ["checkout", "-q", "main"]).expectSuccess()
+        let recipients = ["alice", "bob", "mallory"].map { team.identities[$0]!.recipient as any AgeRecipient }
+        let planted = try Age.encrypt(
+            HeaderTrustTests.document("planted", Array("planted-VALUE-m".utf8)), to: recipients)
+        try Data(planted).write(to: URL(fileURLWithPath: team.file))
+        try team.commit("mallory", "innocent change")
+
+        // bob fast-forwards (git runs no driver); vault's own writes now stop.
+        try team.git("bob", ["checkout", "-q", "bob-main"]).expectSuccess()
+        try team.git("bob", ["merge", "-q", "--ff-only", "main"]).expectSuccess()
+        try team.vault("bob", ["set", "other"], stdin: Array("x".utf8)).expectFailure(6, "the recipients of")
+        // Run from a subfolder: git runs the driver at the top, where its path names the file.
+        let merge = try team.git("bob", ["-C", "deploy", "merge", "--no-edit", "feature"])
+        #expect(merge.status != 0)
+        #expect(merge.stdoutText.contains("CONFLICT"), "\(merge.stdoutText)")
+        #expect(
+            merge.stderr.contains(
+                "the recipients of your side changed since you last wrote it (now 3 age public keys, you wrote it "
+                    + "to 2 age public keys, 1 added); nothing was merged"), "\(merge.stderr)")
+        #expect(
+            merge.stderr.contains(
+                "vault --file 'deploy/secrets.age' trust && git checkout -m -- 'deploy/secrets.age'"), "\(merge.stderr)"
+        )
+        Self.expectNoValue(merge.stdoutText + merge.stderr)
+        #expect(team.fileBytes == planted, "nothing may be written under mallory's header")
+        // Nothing mallory's key opens holds the new secret: the work tree, nor any version git kept.
+        #expect(try team.contents("mallory")["new/secret"] == nil)
+        for stage in 1...3 {
+            let blob = try team.git("bob", ["show", ":\(stage):\(GitTeam.relative)"])
+            blob.expectSuccess()
+            let copy = team.directory.appendingPathComponent("stage\(stage).age").path
+            try Data(blob.stdout).write(to: URL(fileURLWithPath: copy))
+            if let opened = try? team.contents("mallory", copy) { #expect(opened["new/secret"] == nil) }
+        }
+        try team.git("bob", ["merge", "--abort"]).expectSuccess()
+    }
+
     @Test("a rekey on one side: taken when it is ours, a conflict until accepted when it is theirs")
     func rekeys() throws {
         let team = try GitTeam(members: ["alice", "bob"], others: ["carol"])

@@ -105,6 +105,16 @@ enum GitCommand {
                 }
                 StandardIO.error("conflict in \(path): \(conflict.name) \(what); your version is kept")
             }
+            // Commands are printed for a shell: the path quoted, their version in a fresh temporary
+            // file (a fixed name in /tmp could be someone else's file or link).
+            let quoted = CompletionModel.quote(path)
+            if let untrusted = merge.untrustedHeader {
+                StandardIO.error(
+                    "conflict in \(path): the recipients of your side changed since you last wrote it "
+                        + "(\(untrusted.change)); nothing was merged, so no secret is encrypted to them. Check with "
+                        + "your team who changed it; to accept them: vault --file \(quoted) trust && "
+                        + "git checkout -m -- \(quoted)")
+            }
             if let change = merge.recipientChange {
                 StandardIO.error(
                     "conflict in \(path): the recipients changed on the other side (now "
