@@ -28,6 +28,15 @@ struct GitMergeTests {
         #expect(again.stdoutText.contains("nothing to change"), "\(again.stdoutText)")
         let attributes = try String(contentsOfFile: team.repo + "/.gitattributes", encoding: .utf8)
         #expect(attributes == "/deploy/secrets.age binary\n")
+        // Every write leaves the lock beside the file: the committed .gitignore keeps it out of git.
+        let ignored = try String(contentsOfFile: team.repo + "/.gitignore", encoding: .utf8)
+        #expect(ignored == "/deploy/secrets.age.lock\n")
+        #expect(FileManager.default.fileExists(atPath: team.file + ".lock"))
+        let status = try team.git("alice", ["status", "--porcelain", "--untracked-files=all"])
+        #expect(
+            status.stdoutText.split(separator: "\n").sorted() == [
+                "?? .gitattributes", "?? .gitignore", "?? deploy/secrets.age",
+            ], "\(status.stdoutText)")
         let config = try team.git("alice", ["config", "--local", "merge.vault.driver"]).stdoutText
         #expect(config.hasPrefix("'\(VaultRunner.binary)' git merge %O %A %B %P"), "\(config)")
 

@@ -65,19 +65,23 @@ enum GitCommand {
         if changes.isEmpty { StandardIO.print("vault git setup: nothing to change, already set up\n") }
         for change in changes {
             switch change {
-            case .attribute(let file, let line): StandardIO.print("added '\(line)' to \(file)\n")
+            case .attribute(let file, let line), .ignored(let file, let line):
+                StandardIO.print("added '\(line)' to \(file)\n")
             case .configuration(let key, let value): StandardIO.print("set \(key) to \(value)\n")
             }
         }
         if changes.contains(where: isShared) {
-            StandardIO.print("commit .gitattributes; each teammate runs 'vault git setup' in their clone\n")
+            StandardIO.print(
+                "commit .gitattributes and .gitignore; each teammate runs 'vault git setup' in their clone\n")
         }
         return ExitStatus.success
     }
 
     private static func isShared(_ change: GitSetup.Change) -> Bool {
-        if case .attribute(".gitattributes", _) = change { return true }
-        return false
+        switch change {
+        case .attribute(".gitattributes", _), .ignored: return true
+        default: return false
+        }
     }
 
     /// Prints the listing, or its one-line note: git shows whatever this prints, inside a pager

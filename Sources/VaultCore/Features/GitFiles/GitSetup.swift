@@ -8,6 +8,10 @@
 /// - The committed `.gitattributes` says `binary` (no text diff, no line merge, no end-of-line
 ///   conversion) for every clone, set up or not: a `merge=vault` attribute without a configured
 ///   driver would fall back to git's text merge, and `-text` alone still line-merges.
+/// - The committed `.gitignore` beside it ignores the file's lock (`PATH.lock`, which every
+///   write takes and leaves), so that `git status` does not offer it and `git add -A` does not
+///   commit it. The lock stays beside the vault file: it must be the same file for every process
+///   that writes the vault, another user's or a container's as well as this one's.
 /// - This clone's `$GIT_COMMON_DIR/info/attributes`, which takes precedence, says
 ///   `diff=vault merge=vault`.
 /// - The repository's local configuration runs `executable` (an absolute path: a bare `vault`
@@ -16,6 +20,8 @@ public struct GitSetup {
     /// What one setup changed, for the tool to print.
     public enum Change: Sendable, Equatable {
         case attribute(file: String, line: String)
+        /// A line of the committed `.gitignore`.
+        case ignored(file: String, line: String)
         case configuration(key: String, value: String)
     }
 
@@ -43,6 +49,10 @@ public struct GitSetup {
             let shared = "\(pattern) binary"
             if try Self.appendLine(shared, to: top + "/.gitattributes") {
                 changes.append(.attribute(file: ".gitattributes", line: shared))
+            }
+            let lock = "\(pattern).lock"
+            if try Self.appendLine(lock, to: top + "/.gitignore") {
+                changes.append(.ignored(file: ".gitignore", line: lock))
             }
             let local = "\(pattern) diff=vault merge=vault"
             try FileSystem.makeDirectories(common + "/info")
