@@ -373,6 +373,39 @@ struct GitMergeTests {
         #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: cloned))) == ours, "no conflict markers, ours kept")
     }
 
+    @Test("setup writes no file through a link out of the work tree, nor into anything but a regular file")
+    func setupRefusesLinkedFiles() throws {
+        let directory = try makeTemporaryDirectory(prefix: "vault-git")
+        defer { removeTemporaryDirectory(directory) }
+        let repo = directory.appendingPathComponent("repo").path
+        let outside = directory.appendingPathComponent("profile").path
+        try Data("export A=1\n".utf8).write(to: URL(fileURLWithPath: outside))
+        let environment = [
+            "PATH": "/usr/bin:/bin", "HOME": directory.path, "GIT_CONFIG_NOSYSTEM": "1", "LANG": "C.UTF-8",
+        ]
+        try runTool("/usr/bin/git", ["init", "-q", repo], environment: environment).expectSuccess()
+        func setup() throws -> ToolResult {
+            try runTool(
+                "/bin/sh", ["-c", "cd \"$0\" && exec \"$@\"", repo, VaultRunner.binary, "git", "setup", "x.age"],
+                environment: environment, timeout: 120)
+        }
+        // A crafted repository: its .gitattributes (then its .gitignore) links to a file outside.
+        for name in [".gitattributes", ".gitignore"] {
+            try FileManager.default.createSymbolicLink(atPath: repo + "/" + name, withDestinationPath: "../profile")
+            try setup().expectFailure(2, "\(repo)/\(name) is a symbolic link, not a regular file in the work tree")
+            #expect(try String(contentsOfFile: outside, encoding: .utf8) == "export A=1\n")
+            try FileManager.default.removeItem(atPath: repo + "/" + name)
+            try Data().write(to: URL(fileURLWithPath: repo + "/" + name))
+        }
+        #expect(mkfifo(repo + "/.gitattributes.fifo", 0o600) == 0)
+        try FileManager.default.removeItem(atPath: repo + "/.gitattributes")
+        try FileManager.default.moveItem(atPath: repo + "/.gitattributes.fifo", toPath: repo + "/.gitattributes")
+        try setup().expectFailure(2, "\(repo)/.gitattributes is a special file, not a regular file in the work tree")
+        try FileManager.default.removeItem(atPath: repo + "/.gitattributes")
+        try setup().expectSuccess()
+        #expect(try String(contentsOfFile: repo + "/.gitattributes", encoding: .utf8) == "/x.age binary\n")
+    }
+
     @Test("setup runs git from an absolute PATH folder only, as vault runs age plugins")
     func setupFindsGitInAbsoluteFolders() throws {
         let directory = try makeTemporaryDirectory()
