@@ -406,6 +406,31 @@ struct GitMergeTests {
         #expect(try String(contentsOfFile: repo + "/.gitattributes", encoding: .utf8) == "/x.age binary\n")
     }
 
+    @Test("textconv's fingerprints: stable across writes of other secrets, different for one value under two names")
+    func fingerprintsBindTheName() throws {
+        let team = try GitTeam(members: ["alice"])
+        defer { team.cleanUp() }
+        try team.set("alice", "npm", "npm-VALUE-one")
+        try team.set("alice", "db", "npm-VALUE-one")
+        func fingerprints() throws -> [String: String] {
+            let shown = try team.vault("alice", ["git", "textconv", team.file])
+            shown.expectSuccess()
+            Self.expectNoValue(shown.stdoutText)
+            var result: [String: String] = [:]
+            for line in shown.stdoutText.split(separator: "\n") where !line.hasPrefix("#") {
+                let fields = line.split(separator: " ")
+                result[String(fields[0])] = fields.last.map { String($0.dropFirst("fingerprint=".count)) }
+            }
+            return result
+        }
+        let before = try fingerprints()
+        #expect(before.count == 2 && before["vault/npm"] != before["vault/db"], "\(before)")
+        try team.set("alice", "sentry", "sentry-VALUE-b")
+        let after = try fingerprints()
+        #expect(after["vault/npm"] == before["vault/npm"] && after["vault/db"] == before["vault/db"], "\(after)")
+        #expect(after.count == 3)
+    }
+
     @Test("setup runs git from an absolute PATH folder only, as vault runs age plugins")
     func setupFindsGitInAbsoluteFolders() throws {
         let directory = try makeTemporaryDirectory()
