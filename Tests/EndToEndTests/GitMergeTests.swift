@@ -123,6 +123,14 @@ struct GitMergeTests {
         #expect(merge.stderr.contains("vault/old removed on your side, changed on theirs"), "\(merge.stderr)")
         #expect(!merge.stderr.contains("vault/sentry") && !merge.stderr.contains("vault/npm"), "\(merge.stderr)")
         Self.expectNoValue(merge.stdoutText + merge.stderr)
+        // The commands to resolve it quote the path for the shell and keep their side in a fresh
+        // temporary file, not a fixed name in /tmp.
+        #expect(
+            merge.stderr.contains(
+                "to resolve: theirs=$(mktemp) && git show ':3:deploy/secrets.age' > \"$theirs\"; "
+                    + "vault --file \"$theirs\" get NAME; vault --file 'deploy/secrets.age' set NAME (or rm); "
+                    + "git add -- 'deploy/secrets.age'; rm -f \"$theirs\""), "\(merge.stderr)")
+        #expect(!merge.stderr.contains("/tmp/"), "\(merge.stderr)")
         // The working file opens with vault: alice's versions of the conflicts, every other change.
         #expect(
             try team.contents("alice") == ["db": "db-VALUE-alice", "npm": "npm-VALUE-one", "sentry": "sentry-VALUE-b"])
