@@ -153,14 +153,8 @@ struct GitMergeTests {
         try team.set("alice", "npm", "npm-VALUE-one")
         try team.commit("alice", "base")
         let header = try Age.header(of: team.fileBytes)
-        // Mallory can push but holds no team key: she writes a file of her own to the team's
-        // public keys and hers.
         try team.git("mallory", ["checkout", "-q", "-b", "mallory"]).expectSuccess()
-        let recipients = ["alice", "bob", "mallory"].map { team.identities[$0]!.recipient as any AgeRecipient }
-        let planted = try Age.encrypt(
-            HeaderTrustTests.document("planted", Array("planted-VALUE-m".utf8)), to: recipients)
-        try Data(planted).write(to: URL(fileURLWithPath: team.file))
-        try team.commit("mallory", "innocent change")
+        _ = try team.plantFile(as: "mallory")
         try team.git("alice", ["checkout", "-q", "main"]).expectSuccess()
         try team.set("alice", "db", "db-VALUE-alice")
         try team.commit("alice", "add db")
@@ -193,14 +187,9 @@ struct GitMergeTests {
         try team.set("bob", "new/secret", "db-VALUE-bob")
         try team.commit("bob", "add new/secret")
         try team.git("bob", ["branch", "-q", "bob-main", "main"]).expectSuccess()
-        // Mallory can push to main but holds no team key: a file of her own to the team's public
-        // keys and hers.
+        // Mallory can push to main.
         try team.git("mallory", ["checkout", "-q", "main"]).expectSuccess()
-        let recipients = ["alice", "bob", "mallory"].map { team.identities[$0]!.recipient as any AgeRecipient }
-        let planted = try Age.encrypt(
-            HeaderTrustTests.document("planted", Array("planted-VALUE-m".utf8)), to: recipients)
-        try Data(planted).write(to: URL(fileURLWithPath: team.file))
-        try team.commit("mallory", "innocent change")
+        let planted = try team.plantFile(as: "mallory")
 
         // bob fast-forwards (git runs no driver); vault's own writes now stop.
         try team.git("bob", ["checkout", "-q", "bob-main"]).expectSuccess()
