@@ -119,7 +119,7 @@ enum GitCommand {
             if let untrusted = merge.untrustedHeader {
                 StandardIO.error(
                     "conflict in \(path): the recipients of your side changed since you last wrote it "
-                        + "(\(untrusted.change)); nothing was merged, so no secret is encrypted to them. Check with "
+                        + "(\(untrusted.change)); nothing was merged, so nothing new is encrypted to them. Check with "
                         + "your team who changed it; to accept them: vault --file \(quoted) trust && "
                         + "git checkout -m -- \(quoted)")
             }
