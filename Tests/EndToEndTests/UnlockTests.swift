@@ -269,6 +269,7 @@ struct UnlockTests {
                 printf '\\001\\000\\000\\000\\000\\177\\000\\000\\000ABCDEFGHIJKLMNOP' | keyctl padd user "$description" @s >/dev/null
                 echo planted=$(count)
                 setsid -w vault get a </dev/null > "$SANDBOX/planted.out" 2>&1; echo planted_get=$?
+                echo "planted_doctor=$(vault doctor 2>&1 | grep '^unlock')"
                 """)
         #expect(result.reported("unlock") == "0", "\(result.stderr)")
         #expect(result.reported("count") == "1", "the other session's rekey could not reach this session's key")
@@ -277,6 +278,9 @@ struct UnlockTests {
         #expect(result.reported("swapped") == "4", "\(result.stdoutText)")
         #expect(result.reported("planted") == "1")
         #expect(result.reported("planted_get") == "4", "\(result.stdoutText)")
+        // doctor checks the planted key against the header's MAC too: the file is not unlocked.
+        let doctor = try #require(result.reported("planted_doctor"))
+        #expect(doctor.contains("the vault file is not unlocked") && !doctor.contains("until"), "\(doctor)")
         for name in ["rekeyed", "swapped", "planted"] {
             let output = try String(contentsOfFile: box.path("\(name).out"), encoding: .utf8)
             #expect(output.hasPrefix("vault: ") && output.filter { $0 == "\n" }.count == 1, "\(name): \(output)")
@@ -357,7 +361,7 @@ struct UnlockTests {
     }
 
     @Test(
-        "user scope: a key unlocked in one keyring session is used by another of the same user; permissions give group and others nothing"
+        "user scope: a key unlocked in one keyring session is used by another of the same user; nobody may change it; group and others get nothing"
     )
     func userScope() throws {
         let box = try KeyringSandbox.make()
@@ -367,13 +371,21 @@ struct UnlockTests {
                 make_vault
                 VAULT_UNLOCK_SCOPE=user VAULT_PASSPHRASE="\(Self.passphrase)" vault unlock; echo unlock=$?
                 echo "line=$(keys)"
+                serial=$(keyctl search @u user "$(keys | grep -o 'vault:[0-9a-f]*')")
+                keyctl timeout "$serial" 0 2>/dev/null; echo timeout=$?
+                keyctl session - sh -c "keyctl timeout $serial 0" 2>/dev/null; echo other_timeout=$?
+                printf x | keyctl pupdate "$serial" 2>/dev/null; echo update=$?
                 echo other=$(keyctl session - sh -c 'setsid -w vault get a </dev/null')
                 keyctl session - sh -c 'vault lock' 2>/dev/null; echo lock=$?
                 echo after=$(count)
                 """)
         #expect(result.reported("unlock") == "0", "\(result.stderr)")
         let line = try #require(result.reported("line"))
-        #expect(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst(4).first == "3f2f0000", "\(line)")
+        #expect(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst(4).first == "0b0b0000", "\(line)")
+        // No process of the user, possessor or not, can lift the timeout or replace the key.
+        #expect(result.reported("timeout") == "1", "\(result.stdoutText)")
+        #expect(result.reported("other_timeout") == "1", "\(result.stdoutText)")
+        #expect(result.reported("update") == "1", "\(result.stdoutText)")
         #expect(result.reported("other") == "a1", "\(result.stderr)")
         #expect(result.reported("lock") == "0")
         #expect(result.reported("after") == "0")
