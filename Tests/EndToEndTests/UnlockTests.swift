@@ -202,7 +202,9 @@ struct UnlockTests {
         #expect(result.reported("refresh") == "0", "a refresh command sees no vault key: \(result.stderr)")
     }
 
-    @Test("an age plugin runs in an empty session keyring: it cannot see the cached key")
+    @Test(
+        "an age plugin runs in an empty session keyring: it cannot see the cached key; a key it gave unasked is not cached"
+    )
     func pluginCannotSeeKey() throws {
         let box = try KeyringSandbox.make()
         defer { box.cleanUp() }
@@ -217,11 +219,17 @@ struct UnlockTests {
                 printf v | PATH="\(plugins):$PATH" VAULTTEST_KEYS="$SANDBOX/seen" \
                     VAULT_IDENTITY_FILE="$SANDBOX/plugin-id" vault --file "$SANDBOX/plugin.age" set x; echo set=$?
                 echo seen=$(cat "$SANDBOX/seen")
+                PATH="\(plugins):$PATH" VAULT_IDENTITY_FILE="$SANDBOX/plugin-id" \
+                    vault --file "$SANDBOX/plugin.age" get x </dev/null >/dev/null; echo get=$?
+                echo cached=$(count)
                 """)
         #expect(result.reported("unlock") == "0", "\(result.stderr)")
         #expect(result.reported("outside") == "1", "the key is there for the caller")
         #expect(result.reported("set") == "0", "\(result.stderr)")
         #expect(result.reported("seen") == "0", "the plugin saw a vault key: \(result.stdoutText)")
+        // The plugin asked nobody anything: its key needed no person, and is not cached.
+        #expect(result.reported("get") == "0", "\(result.stderr)")
+        #expect(result.reported("cached") == "1", "only the unlocked file's key: \(result.stdoutText)")
     }
 
     @Test("bad unlock settings are usage errors (exit 2), one line each")
