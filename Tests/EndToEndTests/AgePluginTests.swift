@@ -210,24 +210,21 @@ struct AgePluginTests {
         #expect(!FileManager.default.fileExists(atPath: log), "vault never started the plugin")
     }
 
-    @Test("a plugin that keeps sending messages is stopped at the conversation's deadline: exit 5, one line")
-    func conversationDeadline() throws {
+    @Test("a plugin that keeps sending messages is stopped at the deadline; a wrong file key is the plugin's")
+    func chattyAndWrongKeyPlugins() throws {
         let vault = try Self.runner()
         defer { vault.cleanUp() }
-        let key = try Self.key("chatty")
-        try vault.run(["rekey", "--recipient", key.recipient]).expectSuccess()
-        // 40 messages 0.2 s apart: every wait is short, the conversation (8 s) is not.
-        try vault.run(["get", "tok"], env: ["VAULT_IDENTITY": key.identity, "VAULT_TIMEOUT": "2"])
-            .expectFailure(5, "age-plugin-vaulttest did not finish within 2 s (VAULT_TIMEOUT); it was stopped")
-    }
-
-    @Test("a plugin that answers a wrong file key: its key does not open the file (exit 4), not a damaged file")
-    func wrongFileKey() throws {
-        let vault = try Self.runner()
-        defer { vault.cleanUp() }
-        let key = try Self.key("wrongkey")
-        try vault.run(["rekey", "--recipient", key.recipient]).expectSuccess()
-        try vault.run(["get", "tok"], env: ["VAULT_IDENTITY": key.identity])
-            .expectFailure(4, "VAULT_IDENTITY: the file key age-plugin-vaulttest answered does not open the file")
+        let cases: [(mode: String, status: Int32, fragment: String)] = [
+            // 40 messages 0.2 s apart: every wait is short, the conversation (8 s) is not.
+            ("chatty", 5, "age-plugin-vaulttest did not finish within 2 s (VAULT_TIMEOUT); it was stopped"),
+            // Not "damaged" (exit 6): the key the plugin gave does not open the file.
+            ("wrongkey", 4, "VAULT_IDENTITY: the file key age-plugin-vaulttest answered does not open the file"),
+        ]
+        for (mode, status, fragment) in cases {
+            let key = try Self.key(mode)
+            try vault.run(["rekey", "--recipient", key.recipient]).expectSuccess()
+            try vault.run(["get", "tok"], env: ["VAULT_IDENTITY": key.identity, "VAULT_TIMEOUT": "2"])
+                .expectFailure(status, fragment)
+        }
     }
 }
