@@ -383,6 +383,8 @@ struct UnlockTests {
                 keyctl timeout "$serial" 0 2>/dev/null; echo timeout=$?
                 keyctl session - sh -c "keyctl timeout $serial 0" 2>/dev/null; echo other_timeout=$?
                 printf x | keyctl pupdate "$serial" 2>/dev/null; echo update=$?
+                VAULT_UNLOCK_SCOPE=user VAULT_PASSPHRASE="\(Self.passphrase)" vault unlock; echo again=$?
+                echo again_count=$(count)
                 echo other=$(keyctl session - sh -c 'setsid -w vault get a </dev/null')
                 keyctl session - sh -c 'vault lock' 2>/dev/null; echo lock=$?
                 echo after=$(count)
@@ -394,6 +396,9 @@ struct UnlockTests {
         #expect(result.reported("timeout") == "1", "\(result.stdoutText)")
         #expect(result.reported("other_timeout") == "1", "\(result.stdoutText)")
         #expect(result.reported("update") == "1", "\(result.stdoutText)")
+        // A second unlock replaces the read-only key rather than failing to update it.
+        #expect(result.reported("again") == "0", "\(result.stderr)")
+        #expect(result.reported("again_count") == "1", "\(result.stdoutText)")
         #expect(result.reported("other") == "a1", "\(result.stderr)")
         #expect(result.reported("lock") == "0")
         #expect(result.reported("after") == "0")
