@@ -37,7 +37,8 @@ struct OneTimeCodeCommandTests {
         try runner.run(["otp", "add", "acme", uri], stdin: []).expectFailure(2, "never taken from the command line")
         try runner.run(["otp", uri]).expectFailure(2, "never taken from the command line")
         for bad in [
-            "https://example.com", "otpauth://totp/x?secret=JBSWY3DP1", "otpauth://totp/x?secret=JBSWY3DP&algorithm=MD5",
+            "https://example.com", "otpauth://totp/x?secret=JBSWY3DP1",
+            "otpauth://totp/x?secret=JBSWY3DP&algorithm=MD5",
             "otpauth://totp/x?secret=JBSWY3DP&digits=9", "otpauth://hotp/x?secret=JBSWY3DP", "",
         ] {
             try runner.run(["otp", "add", "acme"], stdin: Array(bad.utf8)).expectFailure(2)
@@ -54,10 +55,14 @@ struct OneTimeCodeCommandTests {
         let json = try runner.run(["ls", "--json"])
         #expect(
             json.stdoutText.contains(
-                #","kind":"totp","otp":{"algorithm":"SHA1","digits":6,"period":30,"issuer":"ACME","label":"ACME:alice"}}"#),
+                #","kind":"totp","otp":{"algorithm":"SHA1","digits":6,"period":30,"issuer":"ACME","label":"ACME:alice"}}"#
+            ),
             "\(json.stdoutText)")
         let showJSON = try runner.run(["show", "--json", "acme"]).stdoutText
-        #expect(showJSON.hasSuffix(#","kind":"totp","otp":{"algorithm":"SHA1","digits":6,"period":30,"issuer":"ACME","label":"ACME:alice"}}"# + "\n"))
+        #expect(
+            showJSON.hasSuffix(
+                #","kind":"totp","otp":{"algorithm":"SHA1","digits":6,"period":30,"issuer":"ACME","label":"ACME:alice"}}"#
+                    + "\n"))
         for output in [show.stdoutText, json.stdoutText, showJSON] {
             #expect(!output.contains("JBSWY3DP"), "the seed is never shown")
         }
@@ -85,14 +90,27 @@ struct OneTimeCodeCommandTests {
                     "otpauth://totp/t?secret=\(secret.lowercased())&algorithm=\(algorithm)&digits=\(digits)&period=\(period)"
                         .utf8)
             ).expectSuccess()
-            // Half a period left at least when vault prints: oathtool, run right after, reads the
-            // same period unless it waits that long, so no clock race decides the result.
-            let code = try runner.run(["otp", name, "--min-valid", "\(period / 2)"])
+            // Judged by the clock, not raced against it: vault printed between `before` and `after`,
+            // so its code is oathtool's for one of the periods in between, and only for one that
+            // still had --min-valid seconds left at `before` (the current one is out when it had not).
+            let half = period / 2
+            let before = Int64(Date().timeIntervalSince1970)
+            let code = try runner.run(["otp", name, "--min-valid", "\(half)"])
+            let after = Int64(Date().timeIntervalSince1970) + 1
             code.expectSuccess()
-            let judge = try Self.oathtool([
-                "--totp=\(algorithm)", "--base32", "--digits=\(digits)", "--time-step-size=\(period)s", secret,
-            ])
-            #expect(code.stdoutText == judge, "\(algorithm): vault \(code.stdoutText) oathtool \(judge)")
+            var judged: [String] = []
+            var start = before / Int64(period) * Int64(period)
+            while start <= after {
+                if start + Int64(period - half) >= before {
+                    judged.append(
+                        try Self.oathtool([
+                            "--totp=\(algorithm)", "--base32", "--digits=\(digits)", "--time-step-size=\(period)s",
+                            "-N", "@\(start)", secret,
+                        ]))
+                }
+                start += Int64(period)
+            }
+            #expect(judged.contains(code.stdoutText), "\(algorithm): vault \(code.stdoutText), oathtool \(judged)")
         }
         let secret = Self.randomSecret()
         try runner.run(["otp", "add", "hotp"], stdin: Array("otpauth://hotp/h?secret=\(secret)&counter=7".utf8))

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import VaultSecureBytes
 import VaultTestSupport
@@ -119,7 +120,8 @@ struct OneTimeCodeTests {
     /// A vault over a memory store whose HOTP counter lock lives in a temporary folder.
     static func vault(now: Int64 = 1_700_000_000) throws -> (Vault, Folder) {
         let folder = Folder(url: try makeTemporaryDirectory(prefix: "vault-otp"))
-        let settings = TokenSettings(lockDirectory: folder.url.appendingPathComponent("locks").path, commandEnvironment: [:])
+        let settings = TokenSettings(
+            lockDirectory: folder.url.appendingPathComponent("locks").path, commandEnvironment: [:])
         return (
             Vault(store: MemoryStore(), now: { Timestamp(secondsSince1970: now) }, tokens: settings), folder
         )
@@ -149,13 +151,17 @@ struct OneTimeCodeTests {
         let clock = Clock()
         let fake = OneTimeCodeClock(
             now: { clock.milliseconds },
-            sleep: { clock.slept.append($0); clock.milliseconds += $0 })
+            sleep: {
+                clock.slept.append($0); clock.milliseconds += $0
+            })
         let code = try vault.oneTimeCode(name, minValid: 5, clock: fake)
         #expect(Self.text(code) == Self.text(seed.code(counter: 37_037_038)))
         #expect(clock.slept == [3_001])
         // With 3 s required, the current code.
         clock.milliseconds = 1_111_111_137_000
-        #expect(Self.text(try vault.oneTimeCode(name, minValid: 3, clock: fake)) == Self.text(seed.code(counter: 37_037_037)))
+        #expect(
+            Self.text(try vault.oneTimeCode(name, minValid: 3, clock: fake))
+                == Self.text(seed.code(counter: 37_037_037)))
         // More than half the period is refused, whatever the clock.
         let error = #expect(throws: VaultError.self) { try vault.oneTimeCode(name, minValid: 16, clock: fake) }
         #expect(error?.code == .usage)
@@ -166,7 +172,8 @@ struct OneTimeCodeTests {
         let (vault, folder) = try Self.vault()
         defer { withExtendedLifetime(folder) {} }
         let name = try SecretName(service: "vault", account: "hotp")
-        try vault.addOneTimeCode(name, uri: SecureBytes("otpauth://hotp/x?secret=\(Self.rfc6238Seeds[0].1)&counter=0".utf8))
+        try vault.addOneTimeCode(
+            name, uri: SecureBytes("otpauth://hotp/x?secret=\(Self.rfc6238Seeds[0].1)&counter=0".utf8))
         let expected = ["755224", "287082", "359152"]
         for (counter, code) in expected.enumerated() {
             #expect(Self.text(try vault.oneTimeCode(name)) == code)
@@ -193,7 +200,9 @@ struct OneTimeCodeTests {
             Self.text(exported)
                 == "[\n  {\"name\":\"aws-mfa\",\"value\":\"otpauth://totp/AWS?secret=GEZA&issuer=AWS&algorithm=SHA1&digits=6&period=30\",\"expires\":null,\"kind\":\"totp\"}\n]\n"
         )
-        let dotenv = #expect(throws: VaultError.self) { try TransferFormat.dotenv.encode(try vault.records(service: "vault")) }
+        let dotenv = #expect(throws: VaultError.self) {
+            try TransferFormat.dotenv.encode(try vault.records(service: "vault"))
+        }
         #expect(dotenv?.remedy == .useJSONFormat)
         let (other, otherFolder) = try Self.vault()
         defer { withExtendedLifetime(otherFolder) {} }
@@ -214,7 +223,8 @@ struct OneTimeCodeTests {
         let (vault, folder) = try Self.vault()
         defer { withExtendedLifetime(folder) {} }
         let name = try SecretName(service: "ci", account: "npm")
-        try vault.addOneTimeCode(name, uri: SecureBytes("otpauth://hotp/x?secret=\(Self.rfc6238Seeds[0].1)&counter=1".utf8))
+        try vault.addOneTimeCode(
+            name, uri: SecureBytes("otpauth://hotp/x?secret=\(Self.rfc6238Seeds[0].1)&counter=1".utf8))
         let reference = try SecretReference(parsing: "vault-otp://ci/npm")
         #expect(reference.isOneTimeCode)
         #expect(reference.description == "vault-otp://ci/npm")
@@ -225,5 +235,46 @@ struct OneTimeCodeTests {
             try SecretTemplate.render(Array("{{ vault://ci/npm }}".utf8), vault: vault)
         }
         #expect(error?.code == .usage)
+    }
+
+    @Test("HOTP on OpenBao: two machines (two lock folders) of four processes each use each counter once")
+    func counterAcrossMachines() throws {
+        let server = try OpenBaoDevServer.shared()
+        let mount = try server.freshMount()
+        defer { server.dropMount(mount) }
+        let machines = [
+            Folder(url: try makeTemporaryDirectory(prefix: "vault-otp-a")),
+            Folder(url: try makeTemporaryDirectory(prefix: "vault-otp-b")),
+        ]
+        let name = try SecretName(service: "s", account: "hotp")
+        let uri = "otpauth://hotp/x?secret=\(Self.rfc6238Seeds[0].1)&counter=0"
+        try Vault(store: OpenBaoStore.testStore(server, mount: mount))
+            .addOneTimeCode(name, uri: SecureBytes(uri.utf8))
+        let workers = 8
+        let rounds = 5
+        let codes = Mutex<[String]>([])
+        let failures = Mutex<[String]>([])
+        let lockFolders = machines.map { $0.url.appendingPathComponent("locks").path }
+        DispatchQueue.concurrentPerform(iterations: workers) { worker in
+            // Each worker is a process of its machine: a store and a vault of its own.
+            let settings = TokenSettings(
+                lockDirectory: lockFolders[worker % 2], storeRetryBudget: 30, commandEnvironment: [:])
+            let vault = Vault(store: OpenBaoStore.testStore(server, mount: mount), tokens: settings)
+            for _ in 0..<rounds {
+                do {
+                    let code = Self.text(try vault.oneTimeCode(name))
+                    codes.withLock { $0.append(code) }
+                } catch {
+                    failures.withLock { $0.append("\(error)") }
+                }
+            }
+        }
+        #expect(failures.withLock { $0 } == [])
+        let seed = try Self.seed(uri)
+        let expected = (0..<UInt64(workers * rounds)).map { Self.text(seed.code(counter: $0)) }
+        #expect(codes.withLock { $0 }.sorted() == expected.sorted())
+        let vault = Vault(store: OpenBaoStore.testStore(server, mount: mount))
+        #expect(try vault.oneTimeCodeSummary(name)?.counter == UInt64(workers * rounds))
+        withExtendedLifetime(machines) {}
     }
 }

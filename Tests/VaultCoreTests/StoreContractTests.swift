@@ -134,7 +134,9 @@ struct StoreContractTests {
 }
 
 extension StoreContractTests {
-    @Test("a secret's kind survives a read, a listing and a replace, and a plain write drops it", arguments: StoreFixture.all)
+    @Test(
+        "a secret's kind survives a read, a listing and a replace, and a plain write drops it",
+        arguments: StoreFixture.all)
     func kind(fixture: StoreFixture) throws {
         try fixture.run { store in
             var seed = try fixture.record("otp", Array("otpauth://hotp/x?secret=GEZA&counter=3".utf8))

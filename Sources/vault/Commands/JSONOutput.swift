@@ -18,7 +18,8 @@ enum JSONOutput {
     /// `,"kind":"totp","otp":{...}`: what a one-time code secret's codes are, never its seed.
     static func oneTimeCode(_ summary: OneTimeCodeSummary) -> String {
         let varying = summary.period.map { "\"period\":\($0)" } ?? "\"counter\":\(summary.counter ?? 0)"
-        return ",\"kind\":\(string(summary.kind.rawValue)),\"otp\":{\"algorithm\":\(string(summary.algorithm.rawValue)),"
+        return
+            ",\"kind\":\(string(summary.kind.rawValue)),\"otp\":{\"algorithm\":\(string(summary.algorithm.rawValue)),"
             + "\"digits\":\(summary.digits),\(varying),\"issuer\":\(summary.issuer.map(string) ?? "null"),"
             + "\"label\":\(string(summary.label))}"
     }

@@ -55,18 +55,9 @@ enum OneTimeCodeCommand {
             throw VaultError(.usage, "--min-valid is for printing a code, not for 'vault otp add'")
         }
         let name = try invocation.factory.name(operands[0])
-        let uri: SecureBytes
-        if StandardIO.isTerminal(0) {
-            guard
-                let typed = try Terminal.ask(
-                    "otpauth URI for \(name.account): ", allowed: invocation.factory.allowsPrompts)
-            else {
-                throw VaultError(.usage, "no terminal to ask for the URI on; pipe the otpauth:// URI in on standard input")
-            }
-            uri = typed
-        } else {
-            uri = try StandardIO.readAll(limit: 4096, tooLarge: "the otpauth URI on standard input is over 4 KiB")
-        }
+        let uri = try invocation.secretInput(
+            prompt: "otpauth URI for \(name.account): ", what: "the otpauth:// URI", limit: 4096,
+            tooLarge: "the otpauth URI on standard input is over 4 KiB")
         // The URI first: a bad one is named before a store is opened (and nothing is stored).
         do {
             _ = try OneTimeCodeSeed(parsing: uri)

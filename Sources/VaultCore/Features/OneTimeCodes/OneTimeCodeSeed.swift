@@ -42,9 +42,10 @@ public struct OneTimeCodeSeed: Sendable {
         self = try uri.withTemporaryArray { (bytes) throws(VaultError) in try Self.parse(bytes[...]) }
     }
 
-    init(kind: SecretKind, key: SecureBytes, algorithm: Algorithm, digits: Int, period: Int, counter: UInt64,
-        label: String, issuer: String?)
-    {
+    init(
+        kind: SecretKind, key: SecureBytes, algorithm: Algorithm, digits: Int, period: Int, counter: UInt64,
+        label: String, issuer: String?
+    ) {
         self.kind = kind
         self.key = key
         self.algorithm = algorithm
@@ -146,7 +147,8 @@ public struct OneTimeCodeSeed: Sendable {
         guard raw.count <= 6, raw.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
             let number = Int(String(decoding: raw, as: UTF8.self)), range.contains(number)
         else {
-            throw fail("has \(key) '\(shown(raw))'; \(key) is a whole number from \(range.lowerBound) to \(range.upperBound)")
+            throw fail(
+                "has \(key) '\(shown(raw))'; \(key) is a whole number from \(range.lowerBound) to \(range.upperBound)")
         }
         return number
     }

@@ -96,7 +96,8 @@ enum SecretsJSON {
                 }
                 expires = .some(time)
             case ("kind", .string(let text)) where !kindGiven:
-                guard let known = SecretKind(rawValue: String(decoding: text, as: UTF8.self)), known.isOneTimeCode else {
+                guard let known = SecretKind(rawValue: String(decoding: text, as: UTF8.self)), known.isOneTimeCode
+                else {
                     throw fail("kind is not a kind this vault knows (totp, hotp)")
                 }
                 kind = known
@@ -115,7 +116,8 @@ enum SecretsJSON {
         guard let name else { throw fail("no \"name\"") }
         guard let value else { throw fail("no \"value\" or \"value_base64\"") }
         let secretName = try Self.name(name, number: number, service: service)
-        var item = expires.map { ImportItem(name: secretName, value: value, expires: $0) }
+        var item =
+            expires.map { ImportItem(name: secretName, value: value, expires: $0) }
             ?? ImportItem(name: secretName, value: value)
         if let kind {
             // The value is stored as a seed of its kind: it must be one, and of that kind.
@@ -125,7 +127,9 @@ enum SecretsJSON {
             } catch {
                 throw fail(error.message)
             }
-            guard seed.kind == kind else { throw fail("kind is \(kind), and the value is an otpauth://\(seed.kind)/ URI") }
+            guard seed.kind == kind else {
+                throw fail("kind is \(kind), and the value is an otpauth://\(seed.kind)/ URI")
+            }
             item.value = seed.uri.unprotectedArray
             item.kind = kind
         }
