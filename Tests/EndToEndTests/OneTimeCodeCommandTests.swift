@@ -44,6 +44,13 @@ struct OneTimeCodeCommandTests {
             try runner.run(["otp", "add", "acme"], stdin: Array(bad.utf8)).expectFailure(2)
         }
         try runner.run(["otp", "add"]).expectFailure(2, "usage: vault otp add NAME")
+        for help in [["otp", "--help"], ["otp", "add", "--help"], ["help", "otp"]] {
+            let text = try runner.run(help)
+            text.expectSuccess()
+            #expect(text.stdoutText.hasPrefix("usage: vault otp [--min-valid SECONDS] NAME|add NAME\n"))
+            #expect(text.stdoutText.contains("'vault otp add NAME' reads an otpauth://totp/"))
+            #expect(text.stdoutText.contains("mfa_process = vault otp aws-mfa"))
+        }
         #expect(try runner.run(["ls"]).stdout.isEmpty, "nothing was stored")
 
         try runner.run(["otp", "add", "acme"], stdin: Array((uri + "\n").utf8)).expectSuccess()

@@ -185,6 +185,12 @@ struct OneTimeCodeTests {
         #expect(try vault.info(name).oneTimeCode?.kind == .hotp)
         let plain = try SecretName(service: "vault", account: "plain")
         try vault.set(plain, value: Array("x".utf8))
+        let last = try SecretName(service: "vault", account: "last")
+        try vault.addOneTimeCode(
+            last, uri: SecureBytes("otpauth://hotp/x?secret=GEZA&counter=18446744073709551614".utf8))
+        let exhausted = #expect(throws: VaultError.self) { try vault.oneTimeCode(last) }
+        #expect(exhausted?.code == .usage)
+        #expect(try vault.oneTimeCodeSummary(last)?.counter == UInt64.max - 1, "nothing was stored")
         let notSeed = #expect(throws: VaultError.self) { try vault.oneTimeCode(plain) }
         #expect(notSeed?.remedy == .addOneTimeCode(account: "plain"))
     }

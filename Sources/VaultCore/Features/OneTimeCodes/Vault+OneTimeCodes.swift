@@ -120,6 +120,11 @@ extension Vault {
     private func advance(_ record: SecretRecord) throws(VaultError) -> (SecureBytes, SecretRecord) {
         var seed = try Self.seed(of: current(record))
         guard seed.kind == .hotp else { throw VaultError(.damaged, "'\(record.name.account)' is not a hotp secret") }
+        // The last counter a URI can hold (a counter is below UInt64.max) is never handed out,
+        // as the next one could not be stored.
+        guard seed.counter < UInt64.max - 1 else {
+            throw VaultError(.usage, "the counter of '\(record.name.account)' is at its largest value")
+        }
         let code = seed.code(counter: seed.counter)
         seed.counter += 1
         var next = record
