@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import VaultAge
 import VaultTestSupport
 
 /// `vault otp` end to end: oathtool judges the codes, libfaketime sets the clock for
@@ -230,5 +231,51 @@ struct OneTimeCodeCommandTests {
         #expect(a.status == 0 && b.status == 0)
         // Both printed with 15 s left at least: the same period unless 15 s passed in between.
         #expect(a.stdoutText == b.stdoutText)
+    }
+
+    /// The same HOTP run on a backend: counters advance, get refuses the seed, show names the kind,
+    /// and migrating the secret to the vault file keeps it a hotp secret with its counter.
+    static func hotpRoundTrip(_ runner: VaultRunner, backend: String, beforeMigration: () throws -> Void = {}) throws {
+        try requireTool(oathtool)
+        let secret = randomSecret()
+        let on = ["--backend", backend]
+        try runner.run(on + ["otp", "add", "h"], stdin: Array("otpauth://hotp/h?secret=\(secret)&counter=5".utf8))
+            .expectSuccess()
+        for counter in 5..<7 {
+            let code = try runner.run(on + ["otp", "h"])
+            code.expectSuccess()
+            #expect(
+                code.stdoutText == (try oathtool(["--hotp", "--base32", "-c", "\(counter)", secret])), "\(backend)")
+        }
+        try runner.run(on + ["get", "h"]).expectFailure(2, "vault otp h")
+        #expect(try runner.run(on + ["show", "--json", "h"]).stdoutText.contains(#""kind":"hotp","otp":{"#))
+        #expect(try runner.run(on + ["ls", "--json"]).stdoutText.contains(#""counter":7"#))
+        try beforeMigration()
+        try runner.run(["migrate", "--from", backend, "--to", "file"]).expectSuccess()
+        try runner.run(["--backend", "file", "get", "h"]).expectFailure(2, "vault otp h")
+        let code = try runner.run(["--backend", "file", "otp", "h"])
+        #expect(
+            code.stdoutText == (try oathtool(["--hotp", "--base32", "-c", "7", secret])), "migrated from \(backend)")
+    }
+
+    @Test("on the Secret Service, the kind and the counter survive, and a migration to the file keeps them")
+    func secretService() throws {
+        let keyring = try MigrateSecretServiceTests.Keyring()
+        defer { keyring.cleanUp() }
+        try Self.hotpRoundTrip(keyring.vault, backend: "secret-service")
+    }
+
+    @Test("on OpenBao, the kind and the counter survive, and a migration to the file keeps them")
+    func openBao() throws {
+        let server = try OpenBaoDevServer.shared()
+        let mount = try server.freshMount()
+        defer { server.dropMount(mount) }
+        var runner = try OpenBaoCommandTests().runner(server, mount: mount)
+        defer { runner.cleanUp() }
+        runner.environment["VAULT_IDENTITY"] = X25519Identity.generate().encoded
+        try Self.hotpRoundTrip(runner, backend: "openbao") {
+            let kind = try server.bao(["kv", "get", "-mount=\(mount)", "-field=vault_kind", "vault/vault/h"])
+            #expect(kind.stdoutText == "hotp", "\(kind.stderr)")
+        }
     }
 }
