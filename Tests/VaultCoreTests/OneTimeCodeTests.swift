@@ -127,6 +127,17 @@ struct OneTimeCodeTests {
         )
     }
 
+    /// Runs `body` with a fresh vault holding the seed `uri` as `service`/`account`.
+    static func withSeed(
+        _ uri: String, service: String = "vault", account: String, _ body: (Vault, SecretName) throws -> Void
+    ) throws {
+        let (vault, folder) = try Self.vault()
+        defer { withExtendedLifetime(folder) {} }
+        let name = try SecretName(service: service, account: account)
+        try vault.addOneTimeCode(name, uri: SecureBytes(uri.utf8))
+        try body(vault, name)
+    }
+
     /// A temporary folder removed when the last reference goes.
     final class Folder {
         let url: URL
@@ -169,11 +180,12 @@ struct OneTimeCodeTests {
 
     @Test("HOTP: each code uses the next counter, stored before the code is returned; get refuses the seed")
     func counter() throws {
-        let (vault, folder) = try Self.vault()
-        defer { withExtendedLifetime(folder) {} }
-        let name = try SecretName(service: "vault", account: "hotp")
-        try vault.addOneTimeCode(
-            name, uri: SecureBytes("otpauth://hotp/x?secret=\(Self.rfc6238Seeds[0].1)&counter=0".utf8))
+        try Self.withSeed("otpauth://hotp/x?secret=\(Self.rfc6238Seeds[0].1)&counter=0", account: "hotp") {
+            try Self.counter(vault: $0, name: $1)
+        }
+    }
+
+    static func counter(vault: Vault, name: SecretName) throws {
         let expected = ["755224", "287082", "359152"]
         for (counter, code) in expected.enumerated() {
             #expect(Self.text(try vault.oneTimeCode(name)) == code)
@@ -226,11 +238,13 @@ struct OneTimeCodeTests {
 
     @Test("references: vault-otp:// stands for a code, vault:// to a seed is refused")
     func references() throws {
-        let (vault, folder) = try Self.vault()
-        defer { withExtendedLifetime(folder) {} }
-        let name = try SecretName(service: "ci", account: "npm")
-        try vault.addOneTimeCode(
-            name, uri: SecureBytes("otpauth://hotp/x?secret=\(Self.rfc6238Seeds[0].1)&counter=1".utf8))
+        try Self.withSeed("otpauth://hotp/x?secret=\(Self.rfc6238Seeds[0].1)&counter=1", service: "ci", account: "npm")
+        {
+            vault, _ in try Self.references(vault: vault)
+        }
+    }
+
+    static func references(vault: Vault) throws {
         let reference = try SecretReference(parsing: "vault-otp://ci/npm")
         #expect(reference.isOneTimeCode)
         #expect(reference.description == "vault-otp://ci/npm")
