@@ -297,4 +297,21 @@ struct OneTimeCodeTests {
         #expect(try vault.oneTimeCodeSummary(name)?.counter == UInt64(workers * rounds))
         withExtendedLifetime(machines) {}
     }
+
+    @Test("Secret Service: vault.kind is written for a kind, emptied when it goes, and read back")
+    func secretServiceAttribute() throws {
+        var record = SecretRecord(
+            name: try SecretName(service: "s", account: "a"), value: Array("otpauth://totp/x?secret=GEZA".utf8),
+            metadata: SecretMetadata(
+                created: Timestamp(secondsSince1970: 1), updated: Timestamp(secondsSince1970: 2), kind: .totp))
+        let written = SecretServiceItems.attributes(for: record)
+        #expect(written["vault.kind"] == "totp")
+        #expect(SecretServiceItems.metadata(attributes: written, created: 0, modified: 0, now: .now()).kind == .totp)
+        record.metadata.kind = nil
+        // KeePassXC keeps an attribute left out: a kind that goes is written empty, read as none.
+        let plain = SecretServiceItems.merging(record, into: written)
+        #expect(plain["vault.kind"] == "")
+        #expect(SecretServiceItems.metadata(attributes: plain, created: 0, modified: 0, now: .now()).kind == nil)
+        #expect(SecretServiceItems.merging(record, into: ["service": "s"])["vault.kind"] == nil)
+    }
 }
