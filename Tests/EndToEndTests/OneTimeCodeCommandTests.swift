@@ -211,6 +211,13 @@ struct OneTimeCodeCommandTests {
         exec.expectSuccess()
         #expect(exec.stdoutText == (try Self.oathtool(["--hotp", "--base32", "-c", "1", secret])))
         try runner.run(["inject"], stdin: Array("{{ vault://ci/npm }}".utf8)).expectFailure(2, "vault otp npm")
+        // --all binds the plain secrets and leaves the seed out; naming it is refused.
+        try runner.run(["--service", "ci", "set", "token"], stdin: Array("t0k".utf8)).expectSuccess()
+        let all = try runner.run(["--service", "ci", "exec", "--all", "--", "/usr/bin/env"])
+        all.expectSuccess()
+        #expect(all.stdoutText.contains("TOKEN=t0k\n"))
+        #expect(!all.stdoutText.contains("NPM="))
+        try runner.run(["--service", "ci", "exec", "--env", "X=npm", "--", "/bin/true"]).expectFailure(2, "vault otp npm")
     }
 
     @Test("export --format json keeps the URI and its kind; import restores both")
