@@ -217,7 +217,8 @@ struct OneTimeCodeCommandTests {
         all.expectSuccess()
         #expect(all.stdoutText.contains("TOKEN=t0k\n"))
         #expect(!all.stdoutText.contains("NPM="))
-        try runner.run(["--service", "ci", "exec", "--env", "X=npm", "--", "/bin/true"]).expectFailure(2, "vault otp npm")
+        try runner.run(["--service", "ci", "exec", "--env", "X=npm", "--", "/bin/true"]).expectFailure(
+            2, "vault otp npm")
     }
 
     @Test("export --format json keeps the URI and its kind; import restores both")
