@@ -137,6 +137,12 @@ enum KernelKeyring {
     ) -> Result<Serial, Errno> {
         var placeholder: UInt8 = 0
         let staging = keyring == session ? session : process
+        // In its own keyring a new key takes an existing one's place by update; linked into
+        // another, it displaces the existing one's link (found here, before it does).
+        var displaced: Serial?
+        if staging != keyring, case .success(let found?) = search(keyring, description: description) {
+            displaced = found
+        }
         let created = description.withCString { text in
             valueOrErrno { CVaultProcess_addUserKey(text, &placeholder, 1, Int(staging)) }
         }
@@ -159,6 +165,9 @@ enum KernelKeyring {
                 }
             if staging != keyring { _ = keyctl(unlinkOperation, argument(key), argument(staging)) }
             if case .failure = stored { _ = invalidate(key) }
+            // The link displaced an earlier key of that description from `keyring`; it would
+            // live on, unlinked, until the kernel collects it, payload and all: end it now.
+            if case .success = stored, let displaced, displaced != key { _ = invalidate(displaced) }
             return stored.map { _ in key }
         }
     }
