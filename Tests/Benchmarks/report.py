@@ -288,13 +288,16 @@ def main() -> int:
     loader = {name: format(int(count), ",") for name, count in re.findall(
         r"^\s*\d+:\s+(number of (?:relative )?relocations(?: from cache)?): (\d+)$", read("startup-loader.txt"), re.MULTILINE)}
     faults = read("startup-faults.txt").split()
+    tables = {name: format(int(size), ",") + " bytes" for name, size in re.findall(
+        r"\((RELA|RELR)SZ\)\s+(\d+) \(bytes\)", read("startup-dynamic.txt"))}
     add("What one start costs, whatever the machine's load (design.md, \"Speed\"): the dynamic loader makes "
-        "%s relative relocations (packed DT_RELR ones are not counted) and %s symbol relocations (%s more from "
-        "its cache) for `vault --version` (`LD_DEBUG=statistics`); minor page faults (GNU time, median of 11 "
-        "starts): `vault --version` %s, `/bin/true` %s." % (
+        "%s relative relocations from its RELA table and %s symbol relocations (%s more from its cache) for "
+        "`vault --version` (`LD_DEBUG=statistics`, which does not count the packed ones); the binary's "
+        "relocation tables: RELA %s, packed RELR %s (`readelf -d`); minor page faults (GNU time, "
+        "median of 11 starts): `vault --version` %s, `/bin/true` %s." % (
             loader.get("number of relative relocations", "?"), loader.get("number of relocations", "?"),
-            loader.get("number of relocations from cache", "?"), faults[1] if len(faults) == 4 else "?",
-            faults[3] if len(faults) == 4 else "?"))
+            loader.get("number of relocations from cache", "?"), tables.get("RELA", "?"), tables.get("RELR", "none"),
+            faults[1] if len(faults) == 4 else "?", faults[3] if len(faults) == 4 else "?"))
     add("")
     add("## Binary size")
     add("")
