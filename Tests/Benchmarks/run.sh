@@ -38,6 +38,7 @@ fi
 for tool in hyperfine age age-keygen ssh-keygen secret-tool pass gpg gnuplot dbus-run-session gnome-keyring-daemon keyctl; do
     command -v "$tool" >/dev/null || { echo "bench: $tool is missing (make bench installs it)" >&2; exit 1; }
 done
+[ -x /usr/bin/time ] || { echo "bench: /usr/bin/time is missing (make bench installs it)" >&2; exit 1; }
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/vault-bench.XXXXXX")
 cleanup() {
@@ -91,6 +92,18 @@ expected=$(value_of 9)
 # --- Start-up ---------------------------------------------------------------------------------
 check "vault $("$vault" --version | cut -d' ' -f2)" "$vault" --version
 bench startup -N --warmup 50 --runs "$startup_runs" "$vault --version" "/bin/true"
+# What a start costs in work that does not depend on the machine's load (docs/design.md,
+# "Speed"): the dynamic loader's relocation counts (glibc's LD_DEBUG=statistics, which counts
+# the packed DT_RELR ones as none, so the tables' sizes from readelf beside them) and the minor
+# page faults (GNU time), median of 11 starts.
+LD_DEBUG=statistics "$vault" --version 2>"$out/startup-loader.txt" >/dev/null \
+    || fail "LD_DEBUG=statistics vault --version failed"
+readelf -d "$vault" >"$out/startup-dynamic.txt" || fail "readelf -d $vault failed"
+faults() {
+    local run
+    for run in $(seq 11); do /usr/bin/time -f %R "$@" 2>&1 >/dev/null | tail -n 1; done | sort -n | sed -n 6p
+}
+echo "vault $(faults "$vault" --version) true $(faults /bin/true)" >"$out/startup-faults.txt"
 
 # --- File: identity -------------------------------------------------------------------------
 export VAULT_IDENTITY_FILE="$work/key.txt"

@@ -97,6 +97,19 @@ import VaultTestSupport
         #expect(Base64.decodePadded(Array("QUJD".utf8)) == [0x41, 0x42, 0x43])
         #expect(Base64.encodePadded([0x41]) == Array("QQ==".utf8))
     }
+
+    @Test("the decoders read a slice in place and a collection without contiguous bytes by copy, alike")
+    func decodersTakeAnyCollection() {
+        let text = Array("..QUJD..".utf8)
+        #expect(Base64.decodeUnpadded(text.dropFirst(2).dropLast(2)) == [0x41, 0x42, 0x43])
+        #expect(Base64.decodePadded(text.dropFirst(2).dropLast(2)) == [0x41, 0x42, 0x43])
+        #expect(Base64.decodeUnpadded(text.dropFirst(2)) == nil)
+        // A lazily mapped collection has no contiguous storage.
+        #expect(Base64.decodeUnpadded(Array("QUJD".utf8).lazy.map { $0 }) == [0x41, 0x42, 0x43])
+        #expect(Base64.decodePadded(Array("QQ==".utf8).lazy.map { $0 }) == [0x41])
+        #expect(Base64.decodeUnpadded(Array("QUF".utf8).lazy.map { $0 }) == nil)
+        #expect(Base64.decodePadded(Array("QUE".utf8).lazy.map { $0 }) == nil)
+    }
 }
 
 @Suite struct ArmorTests {

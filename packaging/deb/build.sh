@@ -22,7 +22,7 @@ binary=$1
 out=$2
 root=$(cd "$(dirname "$0")/../.." && pwd)
 here=$root/packaging/deb
-for tool in dpkg-deb dpkg-shlibdeps dpkg-architecture strip gzip; do
+for tool in dpkg-deb dpkg-shlibdeps dpkg-architecture strip readelf gzip; do
     command -v "$tool" >/dev/null || fail "$tool is missing (make deb installs dpkg-dev and binutils)"
 done
 [ -x "$binary" ] || fail "no executable at $binary"
@@ -80,6 +80,16 @@ mkdir -p "$work/src/debian"
 printf 'Source: %s\n\nPackage: %s\nArchitecture: any\n' "$PACKAGE" "$PACKAGE" >"$work/src/debian/control"
 depends=$(cd "$work/src" && dpkg-shlibdeps -O "$stage/usr/bin/vault" | sed -n 's/^shlibs:Depends=//p')
 [ -n "$depends" ] || fail "dpkg-shlibdeps found no dependencies for $binary"
+# dpkg-shlibdeps goes by the symbols the binary imports, not by the loader feature it requires:
+# packed relative relocations (DT_RELR, the release link's; docs/design.md, "Speed") need glibc
+# 2.36, which refuses to load the binary otherwise (version GLIBC_ABI_DT_RELR not found).
+if readelf -V "$stage/usr/bin/vault" | grep -q 'Name: GLIBC_ABI_DT_RELR'; then
+    libc=$(printf '%s\n' "$depends" | sed -n 's/.*libc6 (>= \([^)]*\)).*/\1/p')
+    [ -n "$libc" ] || fail "dpkg-shlibdeps gave no libc6 version for $binary: $depends"
+    if dpkg --compare-versions "$libc" lt 2.36; then
+        depends=$(printf '%s\n' "$depends" | sed "s/libc6 (>= $libc)/libc6 (>= 2.36)/")
+    fi
+fi
 
 find "$stage" -exec touch --no-dereference -d "@$SOURCE_DATE_EPOCH" {} +
 size=$(du -sk --exclude=DEBIAN "$stage" | cut -f1)
