@@ -188,6 +188,8 @@ typedef struct CVaultBus_GDBusSubtreeVTableLayout {
     X(void, g_dbus_method_invocation_return_dbus_error,                                                                \
       (CVAULTBUS_T_GDBusMethodInvocation *, const char *, const char *))                                               \
     X(CVAULTBUS_T_GError *, g_dbus_error_new_for_dbus_error, (const char *, const char *))                             \
+    X(CVAULTBUS_T_gboolean, g_dbus_error_register_error, (CVAULTBUS_T_GQuark, CVAULTBUS_T_gint, const char *))        \
+    X(CVAULTBUS_T_GQuark, g_quark_from_static_string, (const char *))                                                  \
     X(const char *, g_variant_get_type_string, (CVAULTBUS_T_GVariant *))                                               \
     X(CVAULTBUS_T_gsize, g_variant_n_children, (CVAULTBUS_T_GVariant *))                                               \
     X(CVAULTBUS_T_GVariant *, g_variant_get_child_value, (CVAULTBUS_T_GVariant *, CVAULTBUS_T_gsize))                  \

@@ -67,8 +67,16 @@ final class ServedVault {
         provider = 0
     }
 
-    /// Whether the provider is still running (not exited).
-    var providerIsRunning: Bool { provider > 0 && waitChild(provider, timeout: 0) == nil }
+    /// Whether the provider is still running (an exited one is reaped).
+    var providerIsRunning: Bool { provider > 0 && waitForExit(timeout: 0) == nil }
+
+    /// Waits up to `timeout` seconds for the provider to exit: its status, or nil while it runs.
+    func waitForExit(timeout: Double) -> Int32? {
+        guard provider > 0 else { return nil }
+        let status = waitChild(provider, timeout: timeout)
+        if status != nil { provider = 0 }
+        return status
+    }
 
     /// Runs a client program against the provider.
     func run(_ executable: String, _ arguments: [String], stdin: [UInt8] = [], timeout: Double = 30) throws

@@ -114,6 +114,9 @@ enum ProviderError {
     static let accessDenied = "org.freedesktop.DBus.Error.AccessDenied"
     static let failed = "org.freedesktop.DBus.Error.Failed"
     static let limitsExceeded = "org.freedesktop.DBus.Error.LimitsExceeded"
+
+    /// The names GLib does not know already, registered so that property failures keep them.
+    static let registered = [isLocked, noSession, noSuchObject]
 }
 
 /// The provider's object paths.

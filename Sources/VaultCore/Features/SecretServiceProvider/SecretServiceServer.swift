@@ -92,9 +92,7 @@ public final class SecretServiceServer: BusHandler {
             switch (ProviderPath.parse(call.path), ProviderInterface(name: call.interface)) {
             case (.service, .service): return try serviceCall(call)
             case (.collection(let id), .collection): return try collectionCall(call, id: id)
-            case (.alias(let alias), .collection):
-                guard let id = try snapshot().collection(forAlias: alias) else { throw noSuchObject(call.path) }
-                return try collectionCall(call, id: id)
+            case (.alias(let alias), .collection): return try collectionCall(call, id: try collection(forAlias: alias))
             case (.item(let collection, let id), .item): return try itemCall(call, collection: collection, id: id)
             case (.session(let id), .session):
                 guard sessions[id]?.owner == call.sender else { throw noSuchObject(call.path) }
@@ -104,12 +102,14 @@ public final class SecretServiceServer: BusHandler {
                 guard prompts[id] == call.sender else { throw noSuchObject(call.path) }
                 prompts[id] = nil
                 // No person can be asked: the prompt ends at once, dismissed (Prompt and Dismiss).
+                // Every prompt is an Unlock's, whose result is the unlocked objects (`ao`, none):
+                // clients check the result's type even when it is dismissed.
                 return BusAnswer(
                     reply: .success([]),
                     signals: [
                         BusSignal(
                             path: call.path, interface: ProviderInterface.prompt.name, name: "Completed",
-                            arguments: [.boolean(true), .variant(.string(""))])
+                            arguments: [.boolean(true), .variant(.paths([]))])
                     ])
             case (.provider, .vaultProvider): return try providerCall(call)
             default: throw noSuchObject(call.path)
@@ -128,9 +128,7 @@ public final class SecretServiceServer: BusHandler {
                 guard name == "Collections" else { throw unknownProperty(name) }
                 return .success(.paths(try snapshot().collectionIDs.map(ProviderPath.collection)))
             case .collection(let id): return .success(try collectionProperty(name, id: id))
-            case .alias(let alias):
-                guard let id = try snapshot().collection(forAlias: alias) else { throw noSuchObject(path) }
-                return .success(try collectionProperty(name, id: id))
+            case .alias(let alias): return .success(try collectionProperty(name, id: try collection(forAlias: alias)))
             case .item(let collection, let id):
                 if name == "Locked" { return .success(.boolean(isLocked)) }
                 let record = try item(collection, id, path: path)
@@ -186,6 +184,7 @@ public final class SecretServiceServer: BusHandler {
             guard case .string(let algorithm) = arguments[0], case .variant(let input) = arguments[1] else {
                 throw invalid("OpenSession takes (sv)")
             }
+            if sessions.count >= Self.maximumSessions { forgetDisconnected() }
             guard sessions.count < Self.maximumSessions else {
                 throw BusFailure(name: ProviderError.limitsExceeded, message: "too many open sessions")
             }
@@ -355,7 +354,15 @@ public final class SecretServiceServer: BusHandler {
     }
 
     private func collectionProperty(_ name: String, id: String) throws(BusFailure) -> BusValue {
-        if name == "Locked" { return .boolean(isLocked) }
+        let locked = isLocked
+        switch (name, locked) {
+        case ("Locked", _): return .boolean(locked)
+        // What a locked store's encryption hides: the label by the collection's name, no times.
+        // Clients read these to check that a collection exists before they unlock it.
+        case ("Label", true): return .string(id == ProviderStore.loginCollection ? "Login" : id)
+        case ("Created", true), ("Modified", true): return .uint64(0)
+        default: break
+        }
         let snapshot = try snapshot()
         let record = try collectionRecord(id, in: snapshot)
         switch name {
@@ -365,6 +372,22 @@ public final class SecretServiceServer: BusHandler {
         case "Modified": return .uint64(UInt64(max(0, record.modified.secondsSince1970)))
         default: throw unknownProperty(name)
         }
+    }
+
+    /// The collection at `/aliases/ALIAS`. While the store is locked its aliases cannot be read:
+    /// then `default` is `login`, as it is until SetAlias says otherwise.
+    private func collection(forAlias alias: String) throws(BusFailure) -> String {
+        let snapshot: ProviderStore.Snapshot
+        do {
+            snapshot = try self.snapshot()
+        } catch {
+            if error.name == ProviderError.isLocked, alias == "default" { return ProviderStore.loginCollection }
+            throw error
+        }
+        guard let id = snapshot.collection(forAlias: alias) else {
+            throw noSuchObject(ProviderPath.aliasPrefix + alias)
+        }
+        return id
     }
 
     /// A collection's record; `login`'s default until it is first written.
@@ -524,7 +547,9 @@ public final class SecretServiceServer: BusHandler {
         do {
             return try body()
         } catch {
-            if error.code == .cannotUnlock { throw BusFailure(name: ProviderError.isLocked, message: error.message) }
+            if error.code == .cannotUnlock {
+                throw BusFailure(name: ProviderError.isLocked, message: "locked: \(error.message)")
+            }
             throw BusFailure(name: ProviderError.failed, message: error.message)
         }
     }
@@ -550,9 +575,26 @@ public final class SecretServiceServer: BusHandler {
         return text
     }
 
+    /// Drops the sessions, prompts and callers of clients that have left the bus: most clients
+    /// never close their session.
+    private func forgetDisconnected() {
+        guard let bus else { return }
+        var connected: [String: Bool] = [:]
+        func isConnected(_ name: String) -> Bool {
+            if let known = connected[name] { return known }
+            let answer = bus.isConnected(name)
+            connected[name] = answer
+            return answer
+        }
+        sessions = sessions.filter { isConnected($0.value.owner) }
+        prompts = prompts.filter { isConnected($0.value) }
+        callers = callers.filter { isConnected($0.key) }
+    }
+
     private func isOwnUser(_ sender: String) -> Bool {
         if let known = callers[sender] { return known }
         let allowed = bus?.uid(of: sender) == getuid()
+        if callers.count >= Self.maximumSessions { forgetDisconnected() }
         callers[sender] = allowed
         return allowed
     }
