@@ -92,7 +92,8 @@ static const CVaultBus_GDBusInterfaceVTableLayout interface_vtable = {
 
 // No node is listed: every object is reached by DISPATCH_TO_UNENUMERATED_NODES, and Introspect
 // of a root shows its own interfaces only. The array is freed by GDBus (g_strfreev).
-static char **on_enumerate(struct CVaultBus_GDBusConnection *connection, const char *sender, const char *root, void *data) {
+static char **
+on_enumerate(struct CVaultBus_GDBusConnection *connection, const char *sender, const char *root, void *data) {
     (void)connection, (void)sender, (void)root, (void)data;
     return fn.g_malloc0(sizeof(char *));
 }
@@ -114,8 +115,8 @@ static uint64_t interfaces_at(CVaultBus_Server *server, const char *root, const 
 // interfaces; the method and property callbacks get the message's own path.
 static uint64_t object_interfaces(CVaultBus_Server *server, const char *root, const char *node) {
     size_t root_length = strlen(root), node_length = node != NULL ? strlen(node) : 0;
-    if (node_length > 0 && root_length > node_length && root[root_length - node_length - 1] == '/' &&
-        strcmp(root + root_length - node_length, node) == 0) {
+    if (node_length > 0 && root_length > node_length && root[root_length - node_length - 1] == '/'
+        && strcmp(root + root_length - node_length, node) == 0) {
         uint64_t whole = interfaces_at(server, root, NULL);
         if (whole != 0) return whole;
     }
@@ -125,8 +126,7 @@ static uint64_t object_interfaces(CVaultBus_Server *server, const char *root, co
 // The interfaces of the object at root/node, each with a reference for GDBus, which frees the
 // array; NULL when there is no such object (GDBus then answers that it is unknown).
 static CVaultBus_GDBusInterfaceInfoLayout **on_introspect(
-    struct CVaultBus_GDBusConnection *connection, const char *sender, const char *root, const char *node,
-    void *data) {
+    struct CVaultBus_GDBusConnection *connection, const char *sender, const char *root, const char *node, void *data) {
     (void)connection, (void)sender;
     CVaultBus_Server *server = data;
     uint64_t mask = object_interfaces(server, root, node);
@@ -136,7 +136,8 @@ static CVaultBus_GDBusInterfaceInfoLayout **on_introspect(
     CVaultBus_GDBusInterfaceInfoLayout **infos = fn.g_malloc0((count + 1) * sizeof *infos);
     size_t used = 0;
     for (size_t index = 0; index < count && index < 64; index++) {
-        if (mask & (UINT64_C(1) << index)) infos[used++] = fn.g_dbus_interface_info_ref(server->node->interfaces[index]);
+        if (mask & (UINT64_C(1) << index))
+            infos[used++] = fn.g_dbus_interface_info_ref(server->node->interfaces[index]);
     }
     return infos;
 }
@@ -233,7 +234,8 @@ uint32_t CVaultBus_ServerRequestName(
     CVaultBus_Server *_Nonnull server, const char *_Nonnull name, CVaultBus_Error *_Nullable *_Nonnull error) {
     enum { DO_NOT_QUEUE = 4 };  // DBUS_NAME_FLAG_DO_NOT_QUEUE, and neither replacing nor replaceable
     struct CVaultBus_GVariant *arguments[] = {fn.g_variant_new_string(name), fn.g_variant_new_uint32(DO_NOT_QUEUE)};
-    struct CVaultBus_GVariant *reply = call_bus(server, "RequestName", fn.g_variant_new_tuple(arguments, 2), "(u)", error);
+    struct CVaultBus_GVariant *reply =
+        call_bus(server, "RequestName", fn.g_variant_new_tuple(arguments, 2), "(u)", error);
     if (reply == NULL) return 0;
     struct CVaultBus_GVariant *child = fn.g_variant_get_child_value(reply, 0);
     uint32_t answer = fn.g_variant_get_uint32(child);
@@ -288,7 +290,8 @@ bool CVaultBus_ServerEmit(
 }
 
 void CVaultBus_Return(CVaultBus_Invocation *_Nonnull invocation, CVaultBus_Variant *_Nonnull result) {
-    fn.g_dbus_method_invocation_return_value((struct CVaultBus_GDBusMethodInvocation *)(void *)invocation, VARIANT(result));
+    fn.g_dbus_method_invocation_return_value(
+        (struct CVaultBus_GDBusMethodInvocation *)(void *)invocation, VARIANT(result));
 }
 
 void CVaultBus_ReturnError(

@@ -68,7 +68,8 @@ struct SecretServiceProviderTests {
 
     @Test("secretstorage (jeepney) with a DH session: store, read, search, replace, delete, binary and 1 MiB values")
     func secretStorage() throws {
-        try requireKeyringComponent(Self.hasSecretStorage ? nil : "not installed: python3-secretstorage, python3-jeepney")
+        try requireKeyringComponent(
+            Self.hasSecretStorage ? nil : "not installed: python3-secretstorage, python3-jeepney")
         let served = try ServedVault()
         let program = """
             import secretstorage, sys
@@ -104,7 +105,8 @@ struct SecretServiceProviderTests {
 
     @Test("bad calls get the spec's errors, the provider keeps serving and the file is untouched")
     func badCalls() throws {
-        try requireKeyringComponent(Self.hasSecretStorage ? nil : "not installed: python3-secretstorage, python3-jeepney")
+        try requireKeyringComponent(
+            Self.hasSecretStorage ? nil : "not installed: python3-secretstorage, python3-jeepney")
         let served = try ServedVault()
         let stored = try served.secretTool(["store", "--label=kept", "app", "bad-calls"], stdin: Array("kept".utf8))
         try #require(stored.status == 0, "store: \(stored.stderr)")
@@ -179,7 +181,8 @@ struct SecretServiceProviderTests {
 
     @Test("a locked collection: Locked, a prompt dismissed at once, the handed-over key, Lock")
     func lockedCollection() throws {
-        try requireKeyringComponent(Self.hasSecretStorage ? nil : "not installed: python3-secretstorage, python3-jeepney")
+        try requireKeyringComponent(
+            Self.hasSecretStorage ? nil : "not installed: python3-secretstorage, python3-jeepney")
         // The file exists, encrypted to the vault's identity, which the provider is not given.
         let served = try ServedVault(withKey: false) { vault in
             let made = try vault.runner.run(["set", "seed"], stdin: Array("seed".utf8))

@@ -45,18 +45,16 @@ typedef struct CVaultBus_Handlers {
     uint64_t (*_Nonnull interfaces)(void *_Nullable context, const char *_Nonnull path);
     /// A call whose arguments match the method's in-signature. The callee answers `invocation`.
     void (*_Nonnull method)(
-        void *_Nullable context, const char *_Nonnull sender, const char *_Nonnull path,
-        const char *_Nonnull interface, const char *_Nonnull method, CVaultBus_Variant *_Nonnull parameters,
-        CVaultBus_Invocation *_Nonnull invocation);
+        void *_Nullable context, const char *_Nonnull sender, const char *_Nonnull path, const char *_Nonnull interface,
+        const char *_Nonnull method, CVaultBus_Variant *_Nonnull parameters, CVaultBus_Invocation *_Nonnull invocation);
     /// A property's value (floating or owned: GDBus takes it), or NULL after CVaultBus_Fail.
     CVaultBus_Variant *_Nullable (*_Nonnull get_property)(
-        void *_Nullable context, const char *_Nonnull sender, const char *_Nonnull path,
-        const char *_Nonnull interface, const char *_Nonnull name, CVaultBus_Fault *_Nullable fault);
+        void *_Nullable context, const char *_Nonnull sender, const char *_Nonnull path, const char *_Nonnull interface,
+        const char *_Nonnull name, CVaultBus_Fault *_Nullable fault);
     /// Sets a writable property to `value` (of the property's type); false after CVaultBus_Fail.
     bool (*_Nonnull set_property)(
-        void *_Nullable context, const char *_Nonnull sender, const char *_Nonnull path,
-        const char *_Nonnull interface, const char *_Nonnull name, CVaultBus_Variant *_Nonnull value,
-        CVaultBus_Fault *_Nullable fault);
+        void *_Nullable context, const char *_Nonnull sender, const char *_Nonnull path, const char *_Nonnull interface,
+        const char *_Nonnull name, CVaultBus_Variant *_Nonnull value, CVaultBus_Fault *_Nullable fault);
 } CVaultBus_Handlers;
 
 /// Connects to the session bus (DBUS_SESSION_BUS_ADDRESS) and parses `xml` (one <node> with the
@@ -149,7 +147,8 @@ CVaultBus_Variant *_Nonnull CVaultBus_BuildBytes(const uint8_t *_Nullable bytes,
 CVaultBus_Variant *_Nonnull CVaultBus_BuildArray(
     const char *_Nonnull element, CVaultBus_Variant *_Nonnull const *_Nullable values, size_t count);
 CVaultBus_Variant *_Nonnull CVaultBus_BuildTuple(CVaultBus_Variant *_Nonnull const *_Nullable values, size_t count);
-CVaultBus_Variant *_Nonnull CVaultBus_BuildDictEntry(CVaultBus_Variant *_Nonnull key, CVaultBus_Variant *_Nonnull value);
+CVaultBus_Variant *_Nonnull CVaultBus_BuildDictEntry(
+    CVaultBus_Variant *_Nonnull key, CVaultBus_Variant *_Nonnull value);
 CVaultBus_Variant *_Nonnull CVaultBus_BuildVariant(CVaultBus_Variant *_Nonnull value);
 /// Whether `type` is a valid GVariant type string (for CVaultBus_BuildArray's `element`).
 bool CVaultBus_TypeIsValid(const char *_Nonnull type);

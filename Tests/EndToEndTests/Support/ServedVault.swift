@@ -19,7 +19,8 @@ final class ServedVault {
 
     /// The programs the provider tests run, or why they cannot run here.
     static func missingTools() -> String? {
-        PrivateBus.missingTools(for: .none) ?? (findExecutable("secret-tool") == nil ? "not installed: secret-tool" : nil)
+        PrivateBus.missingTools(for: .none)
+            ?? (findExecutable("secret-tool") == nil ? "not installed: secret-tool" : nil)
     }
 
     init(withKey: Bool = true, file prepare: ((IdentityVault) throws -> Void)? = nil) throws {
@@ -82,7 +83,8 @@ final class ServedVault {
     func run(_ executable: String, _ arguments: [String], stdin: [UInt8] = [], timeout: Double = 30) throws
         -> ToolResult
     {
-        try runTool(executable, arguments, input: stdin, environment: clientEnvironment, timeout: timeout, ownGroup: true)
+        try runTool(
+            executable, arguments, input: stdin, environment: clientEnvironment, timeout: timeout, ownGroup: true)
     }
 
     func secretTool(_ arguments: [String], stdin: [UInt8] = []) throws -> ToolResult {

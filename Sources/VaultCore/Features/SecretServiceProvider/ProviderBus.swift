@@ -271,8 +271,8 @@ final class ProviderBus {
             for signal in signals {
                 var error: OpaquePointer?
                 if !CVaultBus_ServerEmit(
-                    server, signal.path, signal.interface, signal.name, BusValue.tuple(signal.arguments).build(), &error)
-                {
+                    server, signal.path, signal.interface, signal.name, BusValue.tuple(signal.arguments).build(), &error
+                ) {
                     CVaultBus_ErrorFree(error)
                 }
             }
@@ -302,7 +302,9 @@ extension BusValue {
             defer { CVaultBus_VariantUnref(inner) }
             return .variant(read(inner))
         default:
-            guard let first = type.first, first == "a" || first == "(" || first == "{" else { return .unsupported(type) }
+            guard let first = type.first, first == "a" || first == "(" || first == "{" else {
+                return .unsupported(type)
+            }
             let children = (0..<CVaultBus_VariantCount(variant)).map { (index) -> BusValue in
                 let child = CVaultBus_VariantChild(variant, index)
                 defer { CVaultBus_VariantUnref(child) }
@@ -325,7 +327,9 @@ extension BusValue {
         case .uint32(let value): return CVaultBus_BuildUInt32(value)
         case .uint64(let value): return CVaultBus_BuildUInt64(value)
         case .bytes(let bytes):
-            return bytes.withUnsafeBytes { CVaultBus_BuildBytes($0.baseAddress?.assumingMemoryBound(to: UInt8.self), $0.count) }
+            return bytes.withUnsafeBytes {
+                CVaultBus_BuildBytes($0.baseAddress?.assumingMemoryBound(to: UInt8.self), $0.count)
+            }
         case .array(let element, let values):
             let built: [OpaquePointer] = values.map { $0.build() }
             return built.withUnsafeBufferPointer { CVaultBus_BuildArray(element, $0.baseAddress, $0.count) }

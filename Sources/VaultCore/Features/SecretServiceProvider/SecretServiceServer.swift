@@ -121,7 +121,9 @@ public final class SecretServiceServer: BusHandler {
 
     func property(_ name: String, of interface: String, at path: String, sender: String) -> Result<BusValue, BusFailure>
     {
-        guard isOwnUser(sender) else { return .failure(BusFailure(name: ProviderError.accessDenied, message: "not this user's")) }
+        guard isOwnUser(sender) else {
+            return .failure(BusFailure(name: ProviderError.accessDenied, message: "not this user's"))
+        }
         do throws(BusFailure) {
             switch ProviderPath.parse(path) {
             case .service:
@@ -150,7 +152,9 @@ public final class SecretServiceServer: BusHandler {
     func setProperty(
         _ name: String, of interface: String, at path: String, to value: BusValue, sender: String
     ) -> Result<[BusSignal], BusFailure> {
-        guard isOwnUser(sender) else { return .failure(BusFailure(name: ProviderError.accessDenied, message: "not this user's")) }
+        guard isOwnUser(sender) else {
+            return .failure(BusFailure(name: ProviderError.accessDenied, message: "not this user's"))
+        }
         do throws(BusFailure) {
             switch (ProviderPath.parse(path), name) {
             case (.collection(let id), "Label"):
@@ -228,7 +232,8 @@ public final class SecretServiceServer: BusHandler {
             let id = newCollectionID(label: label.isEmpty ? alias : label, taken: snapshot)
             let now = Timestamp.now()
             try storing { () throws(VaultError) in
-                try items.writeCollection(ProviderRecord(kind: .collection, label: label, created: now, modified: now), id: id)
+                try items.writeCollection(
+                    ProviderRecord(kind: .collection, label: label, created: now, modified: now), id: id)
                 if !alias.isEmpty { try items.writeAlias(alias, collection: id) }
             }
             try storing { () throws(VaultError) in try bus?.register(ProviderPath.collection(id)) }
@@ -265,7 +270,8 @@ public final class SecretServiceServer: BusHandler {
                 guard case .item(let collection, let id) = ProviderPath.parse(path),
                     let record = snapshot.items[collection]?[id]
                 else { continue }
-                secrets.append(.dictEntry(.objectPath(path), try secretStruct(record, session: session, cipher: cipher)))
+                secrets.append(
+                    .dictEntry(.objectPath(path), try secretStruct(record, session: session, cipher: cipher)))
             }
             return BusAnswer(reply: .success([.array(element: "{o(oayays)}", secrets)]))
         case "ReadAlias":
@@ -281,7 +287,8 @@ public final class SecretServiceServer: BusHandler {
             try requireUnlocked()
             var id = ""
             if path != "/" {
-                guard case .collection(let target) = ProviderPath.parse(path), try snapshot().hasCollection(target) else {
+                guard case .collection(let target) = ProviderPath.parse(path), try snapshot().hasCollection(target)
+                else {
                     throw noSuchObject(path)
                 }
                 id = target
@@ -391,7 +398,9 @@ public final class SecretServiceServer: BusHandler {
     }
 
     /// A collection's record; `login`'s default until it is first written.
-    private func collectionRecord(_ id: String, in snapshot: ProviderStore.Snapshot) throws(BusFailure) -> ProviderRecord {
+    private func collectionRecord(_ id: String, in snapshot: ProviderStore.Snapshot) throws(BusFailure)
+        -> ProviderRecord
+    {
         if let record = snapshot.collections[id] { return record }
         guard id == ProviderStore.loginCollection else { throw noSuchObject(ProviderPath.collection(id)) }
         return ProviderRecord(kind: .collection, label: "Login", created: .now(), modified: .now())
@@ -428,7 +437,8 @@ public final class SecretServiceServer: BusHandler {
     // MARK: - Secrets and sessions
 
     private func sessionCipher(_ path: String, sender: String) throws(BusFailure) -> SessionCipher {
-        guard case .session(let id) = ProviderPath.parse(path), let session = sessions[id], session.owner == sender else {
+        guard case .session(let id) = ProviderPath.parse(path), let session = sessions[id], session.owner == sender
+        else {
             throw BusFailure(name: ProviderError.noSession, message: "no session \(path)")
         }
         return session.cipher
@@ -517,7 +527,8 @@ public final class SecretServiceServer: BusHandler {
                 throw BusFailure(name: ProviderError.isLocked, message: error.message)
             }
             lockedByRequest = false
-            return BusAnswer(reply: .success([]), signals: [serviceSignal("CollectionChanged", ProviderStore.loginCollection)])
+            return BusAnswer(
+                reply: .success([]), signals: [serviceSignal("CollectionChanged", ProviderStore.loginCollection)])
         case "Lock":
             return BusAnswer(reply: .success([]), signals: lock())
         default:
@@ -611,13 +622,18 @@ public final class SecretServiceServer: BusHandler {
     }
 
     private func newCollectionID(label: String, taken snapshot: ProviderStore.Snapshot) -> String {
-        let base = String(label.lowercased().unicodeScalars.map { ProviderPath.isElement(String($0)) ? Character($0) : "_" })
+        let base = String(
+            label.lowercased().unicodeScalars.map { ProviderPath.isElement(String($0)) ? Character($0) : "_" })
         var id = base.isEmpty ? "collection" : String(base.prefix(64))
-        while snapshot.hasCollection(id) || snapshot.aliases[id] != nil { id = (base.isEmpty ? "collection" : base) + "_" + randomID() }
+        while snapshot.hasCollection(id) || snapshot.aliases[id] != nil {
+            id = (base.isEmpty ? "collection" : base) + "_" + randomID()
+        }
         return id
     }
 
-    private func invalid(_ message: String) -> BusFailure { BusFailure(name: ProviderError.invalidArgs, message: message) }
+    private func invalid(_ message: String) -> BusFailure {
+        BusFailure(name: ProviderError.invalidArgs, message: message)
+    }
     private func noSuchObject(_ path: String) -> BusFailure {
         BusFailure(name: ProviderError.noSuchObject, message: "no such object \(path)")
     }
