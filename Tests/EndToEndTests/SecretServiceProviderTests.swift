@@ -257,6 +257,46 @@ struct SecretServiceProviderTests {
         }
     }
 
+    @Test("two providers and the CLI writing one file at once: no write is lost")
+    func sharedFile() throws {
+        let first = try ServedVault()
+        let second = try ServedVault(sharing: first)
+        defer { withExtendedLifetime(second) {} }
+        let secretTool = try #require(findExecutable("secret-tool"))
+        var children: [(pid: Int32, what: String)] = []
+        for index in 0..<6 {
+            for (name, served) in [("first", first), ("second", second)] {
+                let input = first.vault.runner.path("\(name)-\(index).in")
+                try Data("\(name) \(index)".utf8).write(to: URL(fileURLWithPath: input))
+                let pid = try spawnChild(
+                    secretTool, ["store", "--label=shared", "app", "shared", "n", "\(name)-\(index)"],
+                    environment: served.clientEnvironment, input: .file(input))
+                children.append((pid, "\(name) \(index)"))
+            }
+            let input = first.vault.runner.path("cli-\(index).in")
+            try Data("cli \(index)".utf8).write(to: URL(fileURLWithPath: input))
+            var environment = first.vault.runner.environment
+            environment["VAULT_IDENTITY"] = first.vault.identity.encoded
+            let pid = try spawnChild(
+                VaultRunner.binary, ["set", "cli-\(index)"], environment: environment, input: .file(input))
+            children.append((pid, "cli \(index)"))
+        }
+        for child in children {
+            #expect(waitChild(child.pid, timeout: 60) == 0, "\(child.what) failed")
+        }
+        for index in 0..<6 {
+            for name in ["first", "second"] {
+                for served in [first, second] {
+                    let lookup = try served.secretTool(["lookup", "app", "shared", "n", "\(name)-\(index)"])
+                    #expect(lookup.stdoutText == "\(name) \(index)", "\(name) \(index): \(lookup.stderr)")
+                }
+            }
+        }
+        let contents = try first.vault.contents().get()
+        #expect(contents.keys.filter { $0.hasPrefix("i/login/") }.count == 12)
+        #expect((0..<6).allSatisfy { contents["cli-\($0)"] == Array("cli \($0)".utf8) })
+    }
+
     @Test("the provider exits when its bus goes away")
     func exitsWithTheBus() throws {
         let served = try ServedVault()

@@ -23,9 +23,17 @@ final class ServedVault {
             ?? (findExecutable("secret-tool") == nil ? "not installed: secret-tool" : nil)
     }
 
-    init(withKey: Bool = true, file prepare: ((IdentityVault) throws -> Void)? = nil) throws {
+    /// Whether this fixture made the vault (and removes it).
+    private let ownsVault: Bool
+
+    /// A provider over a new vault (`prepare` runs before it starts), or over `sharing`'s vault
+    /// file, on a bus of its own.
+    init(withKey: Bool = true, sharing: ServedVault? = nil, file prepare: ((IdentityVault) throws -> Void)? = nil)
+        throws
+    {
         try requireKeyringComponent(Self.missingTools())
-        vault = try IdentityVault()
+        vault = try sharing?.vault ?? IdentityVault()
+        ownsVault = sharing == nil
         bus = try PrivateBus(.none)
         try prepare?(vault)
         try start(withKey: withKey)
@@ -34,7 +42,7 @@ final class ServedVault {
     deinit {
         stopProvider()
         bus.stop()
-        vault.cleanUp()
+        if ownsVault { vault.cleanUp() }
     }
 
     /// The environment of every client: the vault's (HOME, no VAULT_* key) and the private bus.
