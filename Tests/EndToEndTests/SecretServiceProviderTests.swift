@@ -305,6 +305,17 @@ struct SecretServiceProviderTests {
         #expect(status == 0, "the provider did not exit cleanly after the bus went away: \(String(describing: status))")
     }
 
+    @Test("a second provider on a bus that has one is refused, exit 7, and the first keeps serving")
+    func secondProvider() throws {
+        let served = try ServedVault()
+        var environment = served.vault.runner.environment.merging(served.bus.environment) { $1 }
+        environment["VAULT_IDENTITY"] = served.vault.identity.encoded
+        let second = try runTool(
+            VaultRunner.binary, ["secret-service", "serve"], environment: environment, timeout: 30)
+        second.expectFailure(7, "already provides org.freedesktop.secrets")
+        #expect(served.providerIsRunning)
+    }
+
     @Test("a provider over the Secret Service itself is refused, exit 2")
     func refusesSecretServiceBackend() throws {
         let runner = try VaultRunner()

@@ -77,7 +77,7 @@ enum ProviderInterface: Int, CaseIterable {
                 <property name="Locked" type="b" access="read"/>
                 <property name="Attributes" type="a{ss}" access="readwrite"/>
                 <property name="Label" type="s" access="readwrite"/>
-                <property name="Type" type="s" access="readwrite"/>
+                <property name="Type" type="s" access="read"/>
                 <property name="Created" type="t" access="read"/>
                 <property name="Modified" type="t" access="read"/>
                 """

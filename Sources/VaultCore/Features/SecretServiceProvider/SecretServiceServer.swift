@@ -164,8 +164,7 @@ public final class SecretServiceServer: BusHandler {
                 record.modified = .now()
                 try storing { () throws(VaultError) in try items.writeCollection(record, id: id) }
                 return .success([collectionSignal("CollectionChanged", id)])
-            case (.item(let collection, let id), "Label"), (.item(let collection, let id), "Attributes"),
-                (.item(let collection, let id), "Type"):
+            case (.item(let collection, let id), "Label"), (.item(let collection, let id), "Attributes"):
                 var record = try item(collection, id, path: path)
                 if name == "Label" { record.label = try checkedText(value.text ?? "", what: "label") }
                 if name == "Attributes" { record.attributes = try attributes(value) }
