@@ -47,6 +47,8 @@ public final class SecretServiceServer: BusHandler {
     private var counter: UInt64 = 0
     /// Set by Lock, cleared by an Unlock that succeeds.
     private var lockedByRequest = false
+    /// Whether libgcrypt is there for dh-ietf1024-sha256-aes128-cbc-pkcs7 sessions.
+    private var hasKeyAgreement = false
 
     public init(store: any SecretStore) {
         items = ProviderStore(store: store)
@@ -57,9 +59,9 @@ public final class SecretServiceServer: BusHandler {
     /// another program owns the name.
     public func serve(ready: () -> Void = {}) throws(VaultError) {
         if let reason = ProviderBus.load() { throw VaultError(.unavailable, "cannot load GDBus: \(reason)") }
-        if let reason = SessionResponder.load() {
-            throw VaultError(.unavailable, "cannot load libgcrypt for encrypted sessions: \(reason)")
-        }
+        // Without libgcrypt, sessions are plain only: clients fall back to them (the spec's
+        // NotSupported for the algorithm), as they do with a libsecret built without it.
+        hasKeyAgreement = SessionResponder.load() == nil
         let bus = try ProviderBus(handler: self)
         self.bus = bus
         defer { self.bus = nil }
@@ -197,7 +199,7 @@ public final class SecretServiceServer: BusHandler {
             case "plain":
                 output = .string("")
                 cipher = SessionCipher(sharedSecret: nil)
-            case "dh-ietf1024-sha256-aes128-cbc-pkcs7":
+            case "dh-ietf1024-sha256-aes128-cbc-pkcs7" where hasKeyAgreement:
                 guard case .bytes(let peer) = input else { throw invalid("the session's input is not an ay") }
                 let response: (publicValue: [UInt8], cipher: SessionCipher)?
                 do {
