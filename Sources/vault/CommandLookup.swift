@@ -26,6 +26,7 @@ extension CommandSpec {
         case "oauth": return .oauth
         case "otp": return .otp
         case "git": return .git
+        case "secret-service": return .secretService
         case "completion": return .completion
         case "help": return .help
         case "version": return .version
