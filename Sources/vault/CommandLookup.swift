@@ -25,6 +25,7 @@ extension CommandSpec {
         case "trust": return .trust
         case "oauth": return .oauth
         case "git": return .git
+        case "secret-service": return .secretService
         case "completion": return .completion
         case "help": return .help
         case "version": return .version

@@ -61,14 +61,28 @@ long CVaultProcess_addUserKey(
 long CVaultProcess_keyctl(
     int operation, unsigned long argument2, unsigned long argument3, unsigned long argument4, unsigned long argument5);
 
+/// Options of CVaultProcess_spawnInOwnKeyring, or-ed together.
+enum {
+    /// Stay in the caller's process group (a command run for the user in the foreground, which the
+    /// terminal's Ctrl-C must reach) instead of a group of the child's own.
+    CVAULTPROCESS_SPAWN_SAME_GROUP = 1,
+    /// `path` is a name searched in PATH as execvp(3) does (execvpe), not a path.
+    CVAULTPROCESS_SPAWN_SEARCH_PATH = 2,
+    /// The kernel kills the child with SIGKILL when the calling thread ends (PR_SET_PDEATHSIG), even
+    /// when vault itself is killed with SIGKILL: for a helper such as a private bus that must not
+    /// outlive vault. Spawn from the thread that lives as long as the child should.
+    CVAULTPROCESS_SPAWN_DIE_WITH_PARENT = 4,
+};
+
 /// Starts `path` with `argv` and `envp` (NULL-terminated; the caller owns them) in a process group
-/// of its own and a new, empty session keyring, with `input`, `output` and `errorOutput` as its
-/// descriptors 0, 1 and 2 (-1 for input or errorOutput: /dev/null) and no other descriptor.
-/// posix_spawn cannot make the child join a keyring, so the child is forked here and makes only
-/// async-signal-safe calls before execve. Returns the child's pid, or -1 with errno set, also when
-/// execve failed (the child reports its errno through a close-on-exec pipe and is reaped here).
+/// of its own (unless `options` say otherwise) and a new, empty session keyring, with `input`,
+/// `output` and `errorOutput` as its descriptors 0, 1 and 2 (-1 for input or errorOutput:
+/// /dev/null; 0, 1 and 2 keep the caller's) and no other descriptor. posix_spawn cannot make the
+/// child join a keyring, so the child is forked here and makes only async-signal-safe calls before
+/// execve. Returns the child's pid, or -1 with errno set, also when execve failed (the child reports
+/// its errno through a close-on-exec pipe and is reaped here).
 pid_t CVaultProcess_spawnInOwnKeyring(
     const char *_Nonnull path, char *_Nullable const *_Nonnull argv, char *_Nullable const *_Nonnull envp, int input,
-    int output, int errorOutput);
+    int output, int errorOutput, int options);
 
 #endif

@@ -1,0 +1,158 @@
+import Foundation
+import Testing
+import VaultAge
+import VaultTestSupport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `vault secret-service run`: COMMAND on a private session bus, its exit status, and no process
+/// left behind however COMMAND (or vault) ends.
+@Suite("secret-service run: a private bus for one command")
+struct SecretServiceRunTests {
+    /// A COMMAND that prints the bus address it got, the bus daemon's process id and whether it
+    /// inherited a key variable, then runs `then`.
+    static func reporting(then: String) -> [String] {
+        let script = """
+            echo "address=$DBUS_SESSION_BUS_ADDRESS"
+            gdbus call --session --dest org.freedesktop.DBus --object-path /org/freedesktop/DBus \
+              --method org.freedesktop.DBus.GetConnectionUnixProcessID org.freedesktop.DBus | tr -dc 0-9 | sed 's/^/daemon=/'
+            echo
+            echo "passphrase=${VAULT_PASSPHRASE-unset}"
+            \(then)
+            """
+        return ["secret-service", "run", "--", "/bin/sh", "-c", script]
+    }
+
+    static func requireTools() throws {
+        try requireComponent(PrivateBus.missingTools(for: .none))
+    }
+
+    static func value(_ key: String, in output: String) -> String? {
+        output.split(separator: "\n").first { $0.hasPrefix(key + "=") }.map { String($0.dropFirst(key.count + 1)) }
+    }
+
+    @Test("COMMAND's exit status; it gets the bus's address, not the key variables; the bus and its folder are gone after")
+    func exitStatus() throws {
+        try Self.requireTools()
+        var vault = try VaultRunner()
+        defer { vault.cleanUp() }
+        vault.environment["VAULT_PASSPHRASE"] = "run-passphrase"
+        vault.environment["XDG_RUNTIME_DIR"] = try Self.runtimeFolder(vault)
+        let result = try vault.run(Self.reporting(then: "exit 7"), timeout: 60)
+        #expect(result.status == 7, "stderr: \(result.stderr)")
+        let output = result.stdoutText
+        let address = try #require(Self.value("address", in: output), "\(output)")
+        #expect(address.hasPrefix("unix:path=\(vault.environment["XDG_RUNTIME_DIR"]!)/vault-bus."), "\(address)")
+        let daemon = try #require(Self.value("daemon", in: output).flatMap { pid_t($0) }, "\(output) \(result.stderr)")
+        #expect(Self.value("passphrase", in: output) == "unset")
+        #expect(!LeftBehind.isAlive(daemon, mentioning: "vault-bus."), "the bus daemon \(daemon) still runs")
+        let folder = address.dropFirst("unix:path=".count).split(separator: ",")[0]
+        #expect(!FileManager.default.fileExists(atPath: String(folder)), "\(folder) is left")
+        #expect(LeftBehind.processes(mentioning: String(folder)).isEmpty)
+    }
+
+    @Test("COMMAND killed by SIGKILL: exit 137, as a shell reports it, and the bus is gone")
+    func commandKilled() throws {
+        try Self.requireTools()
+        var vault = try VaultRunner()
+        defer { vault.cleanUp() }
+        vault.environment["XDG_RUNTIME_DIR"] = try Self.runtimeFolder(vault)
+        let result = try vault.run(Self.reporting(then: "kill -KILL $$"), timeout: 60)
+        #expect(result.status == 128 + SIGKILL, "stderr: \(result.stderr)")
+        let daemon = try #require(Self.value("daemon", in: result.stdoutText).flatMap { pid_t($0) }, "\(result.stderr)")
+        #expect(!LeftBehind.isAlive(daemon, mentioning: "vault-bus."), "the bus daemon \(daemon) still runs")
+        #expect(LeftBehind.processes(mentioning: vault.environment["XDG_RUNTIME_DIR"]! + "/vault-bus.").isEmpty)
+    }
+
+    @Test("vault itself killed by SIGKILL: the kernel ends the bus (PR_SET_PDEATHSIG)")
+    func vaultKilled() throws {
+        try Self.requireTools()
+        var vault = try VaultRunner()
+        defer { vault.cleanUp() }
+        vault.environment["XDG_RUNTIME_DIR"] = try Self.runtimeFolder(vault)
+        let marker = vault.path("reported")
+        let running = try ChildProcess(
+            VaultRunner.binary, Self.reporting(then: "touch '\(marker)'; exec sleep 600"),
+            environment: vault.environment, ownGroup: true)
+        defer { Glibc.kill(-running.pid, SIGKILL) }
+        try #require(LeftBehind.waitUntil(timeout: 60) { FileManager.default.fileExists(atPath: marker) })
+        let before = LeftBehind.processes(mentioning: vault.environment["XDG_RUNTIME_DIR"]! + "/vault-bus.")
+        #expect(!before.isEmpty, "the bus was not found running")
+        Glibc.kill(running.pid, SIGKILL)
+        _ = try running.wait(seconds: 30)
+        // COMMAND is the user's, in vault's process group as a shell's job is: end it as the shell
+        // would; the bus, in a group of its own, must end by itself.
+        Glibc.kill(-running.pid, SIGKILL)
+        #expect(
+            LeftBehind.waitUntil(timeout: 30) {
+                LeftBehind.processes(mentioning: vault.environment["XDG_RUNTIME_DIR"]! + "/vault-bus.").isEmpty
+            }, "the bus outlived vault: \(before)")
+    }
+
+    @Test("bad uses: no COMMAND (2), COMMAND not found (127), no dbus-daemon (5), the Secret Service as the store (2)")
+    func badUses() throws {
+        try Self.requireTools()
+        var vault = try VaultRunner()
+        defer { vault.cleanUp() }
+        vault.environment["XDG_RUNTIME_DIR"] = try Self.runtimeFolder(vault)
+        try vault.run(["secret-service", "run"]).expectFailure(2, "needs a COMMAND")
+        let missing = try vault.run(["secret-service", "run", "--", "no-such-command-here"], timeout: 60)
+        #expect(missing.status == 127)
+        #expect(missing.stderr == "vault: secret-service run: no-such-command-here: command not found\n")
+        try vault.run(["secret-service", "run", "--", "/bin/true"], env: ["PATH": vault.path("empty")])
+            .expectFailure(5, "dbus-daemon was not found in PATH")
+        try vault.run(["--backend", "secret-service", "secret-service", "run", "--", "/bin/true"])
+            .expectFailure(2, "--backend is 'secret-service'")
+        let left = try FileManager.default.contentsOfDirectory(atPath: vault.environment["XDG_RUNTIME_DIR"]!)
+        #expect(left.isEmpty, "left in the runtime folder: \(left)")
+    }
+
+    /// A runtime folder of the test's own (0700), where run makes its bus's folder.
+    static func runtimeFolder(_ vault: VaultRunner) throws -> String {
+        let folder = vault.path("runtime")
+        try FileManager.default.createDirectory(
+            atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        return folder
+    }
+}
+
+/// Processes found by what their command line or environment mentions (a private bus's folder is
+/// in its daemon's arguments and in the address every service it starts inherits).
+enum LeftBehind {
+    static func processes(mentioning text: String) -> [pid_t] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap { pid_t($0) }.filter { pid in
+            ["cmdline", "environ"].contains { name in
+                guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/\(name)") else { return false }
+                return String(decoding: data, as: UTF8.self).contains(text) && !isZombie(pid)
+            }
+        }
+    }
+
+    /// Whether `pid` still runs and its command line mentions `text` (not another process that
+    /// took the number since).
+    static func isAlive(_ pid: pid_t, mentioning text: String) -> Bool {
+        guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return false }
+        return String(decoding: data, as: UTF8.self).contains(text) && !isZombie(pid)
+    }
+
+    private static func isZombie(_ pid: pid_t) -> Bool {
+        guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/stat") else { return true }
+        let text = String(decoding: data, as: UTF8.self)
+        guard let close = text.lastIndex(of: ")") else { return false }
+        return text[text.index(close, offsetBy: 2)...].hasPrefix("Z")
+    }
+
+    /// Checks `condition` every 50 ms until it holds (true) or `timeout` seconds pass (false): a
+    /// bound for something that should happen at once, not a measure of time.
+    static func waitUntil(timeout: Double, _ condition: () -> Bool) -> Bool {
+        let end = Date().addingTimeInterval(timeout)
+        while Date() < end {
+            if condition() { return true }
+            usleep(50_000)
+        }
+        return condition()
+    }
+}
