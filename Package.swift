@@ -31,6 +31,9 @@ let package = Package(
         .target(name: "CVaultSecret", dependencies: ["CVaultLoader"]),
         // C shim: loads libcurl at run time and makes the variadic calls Swift cannot.
         .target(name: "CVaultHTTP", dependencies: ["CVaultLoader"]),
+        // C shim: loads libgio at run time and serves objects on D-Bus with GDBus (the provider's
+        // side of the Secret Service, `vault secret-service serve`).
+        .target(name: "CVaultBus", dependencies: ["CVaultLoader"]),
         // C shim for process-level calls Swift cannot make (variadic prctl, GNU-only execvpe,
         // close_range's close-on-exec flag, posix_spawn's closefrom action).
         .target(name: "CVaultProcess"),
@@ -42,6 +45,7 @@ let package = Package(
                 "VaultSecureBytes",
                 "CVaultSecret",
                 "CVaultHTTP",
+                "CVaultBus",
                 "CVaultProcess",
                 .product(name: "Crypto", package: "swift-crypto"),
                 // AES for the Secret Service session (SecretServiceSession.swift).

@@ -156,3 +156,25 @@ CVaultSecret_Agreement CVaultSecret_KeyAgree(
     gcry.gcry_mpi_release(shared);  // wiped as it is freed
     return result;
 }
+
+// The provider's side (CVaultSecret_Respond): the same group, exponent size and checks as the
+// client's, with a new key pair for each session.
+CVaultSecret_Response CVaultSecret_Respond(
+    const uint8_t *peer, size_t length, uint8_t public_value[CVAULTSECRET_GROUP_BYTES],
+    uint8_t shared[CVAULTSECRET_GROUP_BYTES]) {
+    CVaultSecret_InitializeGcrypt();
+    for (int attempt = 0; attempt < KEY_PAIR_ATTEMPTS; attempt++) {
+        CVaultSecret_KeyPair pair;
+        if (!CVaultSecret_KeyPairMake(&pair)) return CVAULTSECRET_RESPONSE_FAILED;
+        CVaultSecret_Agreement agreement = CVaultSecret_KeyAgree(&pair, peer, length, shared);
+        memcpy(public_value, pair.public_value, CVAULTSECRET_GROUP_BYTES);
+        CVaultSecret_KeyPairRelease(&pair);
+        switch (agreement) {
+        case CVAULTSECRET_AGREEMENT_AGREED: return CVAULTSECRET_RESPONSE_AGREED;
+        case CVAULTSECRET_AGREEMENT_INVALID_PEER: return CVAULTSECRET_RESPONSE_INVALID_PEER;
+        case CVAULTSECRET_AGREEMENT_AMBIGUOUS: continue;
+        case CVAULTSECRET_AGREEMENT_FAILED: return CVAULTSECRET_RESPONSE_FAILED;
+        }
+    }
+    return CVAULTSECRET_RESPONSE_FAILED;
+}

@@ -32,6 +32,23 @@ char *_Nullable CVaultSecret_Load(const char *_Nonnull soname) {
     return CVAULTLOADER_LOAD(&library, soname, CVaultSecret_Functions, &table, ready);
 }
 
+// libgcrypt by itself, for the provider's key agreement (CVaultSecret_LoadGcrypt): its own
+// library slot, so that a process that never loads libsecret still has the functions.
+static CVaultLoader_Library gcrypt_library = CVAULTLOADER_LIBRARY_INIT;
+
+static char *gcrypt_ready(void *handle, const void *table) {
+    (void)handle;
+    CVaultSecret_gcry = *(const CVaultSecret_GcryptFunctions *)table;
+    CVaultSecret_HasGcrypt = true;
+    return NULL;
+}
+
+char *_Nullable CVaultSecret_LoadGcrypt(const char *_Nonnull soname) {
+    if (CVaultLoader_IsLoaded(&library) && CVaultSecret_HasGcrypt) return NULL;
+    CVaultSecret_GcryptFunctions table;
+    return CVAULTLOADER_LOAD(&gcrypt_library, soname, CVaultSecret_GcryptFunctions, &table, gcrypt_ready);
+}
+
 // MARK: Errors
 
 #define AS_GERROR(error) ((const CVaultSecret_GErrorLayout *)(const void *)(error))

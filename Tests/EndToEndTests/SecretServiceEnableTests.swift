@@ -105,7 +105,7 @@ struct SecretServiceEnableTests {
     func badUses() throws {
         var (vault, _) = try Self.runner()
         defer { vault.cleanUp() }
-        try vault.run(["secret-service", "enable", "now"]).expectFailure(2, "takes no operand")
+        try vault.run(["secret-service", "enable", "now"]).expectFailure(2, "usage: vault secret-service enable")
         try vault.run(["--backend", "secret-service", "secret-service", "enable"]).expectFailure(
             2, "--backend is 'secret-service'")
         try vault.run(["secret-service", "enable"], env: ["VAULT_BACKEND": "secret-service"]).expectFailure(

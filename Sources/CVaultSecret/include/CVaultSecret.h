@@ -237,6 +237,29 @@ const uint8_t *_Nonnull CVaultSecret_SessionSharedSecret(const CVaultSecret_Sess
 /// The size of the group's numbers (the 1024-bit MODP group), and so of the shared secret.
 #define CVAULTSECRET_GROUP_BYTES 128
 
+// MARK: The provider's half of the key agreement (vault secret-service serve)
+
+/// Loads libgcrypt by `soname` (normally "libgcrypt.so.20") for CVaultSecret_Respond, where
+/// libsecret, which otherwise brings it, need not be loaded. NULL on success (also when libgcrypt
+/// came with libsecret before); else the reason, malloc'd, for the caller to free().
+char *_Nullable CVaultSecret_LoadGcrypt(const char *_Nonnull soname);
+
+typedef enum {
+    CVAULTSECRET_RESPONSE_AGREED,
+    CVAULTSECRET_RESPONSE_INVALID_PEER,  // the client's public value is not in 2..p-2
+    CVAULTSECRET_RESPONSE_FAILED,  // no key pair could be made
+} CVaultSecret_Response;
+
+/// The provider's answer to a client's public value `peer` (`length` big-endian bytes, any number
+/// of leading zeros): a fresh key pair whose public value is written to `public_value`, and the
+/// shared secret, written to `shared` (both CVAULTSECRET_GROUP_BYTES bytes, big-endian) when
+/// AGREED, wiped otherwise. Key pairs whose shared secret would start with a zero byte are drawn
+/// again, so that clients that keep and clients that drop that byte derive the same key. Requires
+/// libgcrypt (CVaultSecret_Load or CVaultSecret_LoadGcrypt). Thread-safe.
+CVaultSecret_Response CVaultSecret_Respond(
+    const uint8_t *_Nonnull peer, size_t length, uint8_t public_value[_Nonnull CVAULTSECRET_GROUP_BYTES],
+    uint8_t shared[_Nonnull CVAULTSECRET_GROUP_BYTES]);
+
 /// A Secret struct's bytes as the provider sent them: its parameters (AES's initialization vector;
 /// empty in a plain session) and its value (encrypted; the secret itself in a plain session).
 /// Both are malloc'd; CVaultSecret_SecretBytesFree wipes and frees them.

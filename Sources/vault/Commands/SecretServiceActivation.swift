@@ -2,6 +2,40 @@ import VaultCore
 
 /// `vault secret-service enable [--force]` and `disable`: the user's session bus starts this vault
 /// as the Secret Service when a program first asks for it (docs/secret-service-provider.md).
+extension SecretServiceAction {
+    static let enable = SecretServiceAction(
+        name: "enable",
+        details: """
+            'vault secret-service enable [--force]' writes a D-Bus activation file for
+            org.freedesktop.secrets in $XDG_DATA_HOME/dbus-1/services (default ~/.local/share/dbus-1/services),
+            so that the user's session bus starts this vault (by its absolute path, with the file this
+            command uses, and --backend if given) when a program asks for the Secret Service. Exit 7 if
+            another provider owns the name on the bus or is installed in the user's own activation
+            folders, unless --force (a file of another's in vault's place is kept as NAME.before-vault).
+            A system-wide provider (GNOME Keyring's file in /usr/share) is overridden for this user and
+            named. 'vault doctor' says whether vault is the provider.
+            """,
+        options: [
+            OptionSpec(.force, "enable: write the activation file even where another provider runs or is installed")
+        ],
+        run: { (invocation, operands) throws(VaultError) in
+            guard operands.isEmpty else { throw VaultError(.usage, "usage: vault secret-service enable [--force]") }
+            return try SecretServiceActivation.enable(invocation)
+        })
+
+    static let disable = SecretServiceAction(
+        name: "disable",
+        details: """
+            'vault secret-service disable' removes that activation file, and only a file vault wrote,
+            putting back the file enable set aside.
+            """,
+        run: { (invocation, operands) throws(VaultError) in
+            guard operands.isEmpty else { throw VaultError(.usage, "usage: vault secret-service disable") }
+            return try SecretServiceActivation.disable(invocation)
+        })
+}
+
+/// The two actions' work.
 enum SecretServiceActivation {
     /// Writes the activation file, unless another provider runs or is installed for the user.
     static func enable(_ invocation: Invocation) throws(VaultError) -> Int32 {

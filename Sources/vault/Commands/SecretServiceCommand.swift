@@ -1,49 +1,77 @@
 import VaultCore
 
-/// `vault secret-service ACTION`: vault as the Secret Service (docs/secret-service-provider.md).
+/// `vault secret-service ACTION`: vault as the Secret Service provider (docs/secret-service-provider.md).
+///
+/// Each action is one entry of ``SecretServiceAction/all``; an action lives in a file of its own
+/// (this file holds `serve`) and adds itself to that table, which the command's operands, help
+/// and dispatch derive from.
 extension CommandSpec {
     static let secretService = CommandSpec(
-        name: "secret-service", operands: "run [--] COMMAND...|enable|disable", operandCompletion: .program,
-        summary: "be the Secret Service other programs keep their credentials in",
-        details: """
-            'vault secret-service run [--] COMMAND [ARGS...]' (containers, CI) starts a private session
-            bus (the system's dbus-daemon) whose Secret Service is this vault, started by the bus when
-            COMMAND first asks for it, runs COMMAND on it with DBUS_SESSION_BUS_ADDRESS set, and stops
-            the bus and the provider when COMMAND ends, also when COMMAND is killed; if vault itself is
-            killed, the kernel stops the bus. Its exit status is COMMAND's (128 + N when signal N killed
-            it; 127 or 126 if it cannot start). COMMAND runs in the foreground, without vault's key
-            variables; the provider gets them. No X11 or DISPLAY is needed.
-            'vault secret-service enable' writes a D-Bus activation file for org.freedesktop.secrets in
-            $XDG_DATA_HOME/dbus-1/services (default ~/.local/share/dbus-1/services), so that the user's
-            session bus starts this vault (by its absolute path, with the file this command uses and
-            --backend if given) when a program asks for the Secret Service. Exit 7 if another provider
-            owns the name on the bus or is installed in the user's own activation folders, unless
-            --force (a file of another's in vault's place is kept as NAME.before-vault). A system-wide
-            provider (GNOME Keyring's file in /usr/share) is overridden for this user and named.
-            'vault secret-service disable' removes that file, and only a file vault wrote, putting back
-            one enable set aside. 'vault doctor' says whether vault is the provider.
-            """,
-        options: [
-            OptionSpec(.force, "enable: write the activation file even where another provider runs or is installed")
-        ],
+        name: "secret-service",
+        operands: SecretServiceAction.all.map(\.name).joined(separator: "|") + " ...",
+        summary: "be the Secret Service (org.freedesktop.secrets) for other programs",
+        details: SecretServiceAction.all.map(\.details).joined(separator: "\n"),
+        options: SecretServiceAction.all.flatMap(\.options),
         run: { (invocation) throws(VaultError) in
-            let operands = invocation.commandLine.operands
-            guard let action = operands.first ?? invocation.commandLine.terminated?.first else {
-                throw VaultError(.usage, "'vault secret-service' needs an action; usage: vault secret-service run|enable|disable")
+            let operands = invocation.commandLine.operands + (invocation.commandLine.terminated ?? [])
+            let names = SecretServiceAction.all.map(\.name).joined(separator: "|")
+            guard let name = operands.first else {
+                throw VaultError(.usage, "'vault secret-service' needs an action; usage: vault secret-service \(names)")
             }
-            switch action {
-            case "run":
-                let command = Array(operands.dropFirst()) + (invocation.commandLine.terminated ?? [])
-                return try SecretServiceRun.run(invocation, command: command)
-            case "enable", "disable":
-                guard operands.count == 1, invocation.commandLine.terminated == nil else {
-                    throw VaultError(.usage, "'vault secret-service \(action)' takes no operand")
-                }
-                if action == "disable" { return try SecretServiceActivation.disable(invocation) }
-                return try SecretServiceActivation.enable(invocation)
-            default:
+            guard let action = SecretServiceAction.all.first(where: { $0.name == name }) else {
+                throw VaultError(.usage, "unknown 'vault secret-service' action '\(name)'; use: \(names)")
+            }
+            return try action.run(invocation, Array(operands.dropFirst()))
+        })
+}
+
+/// One action of `vault secret-service`.
+struct SecretServiceAction: Sendable {
+    let name: String
+    /// The action's paragraph of the command's help, starting with its usage.
+    let details: String
+    /// The options only this action takes (the command accepts the union).
+    var options: [OptionSpec] = []
+    /// Runs the action with the operands after its name.
+    let run: @Sendable (Invocation, [String]) throws(VaultError) -> Int32
+
+    /// Every action, in the order the help lists them.
+    static let all: [SecretServiceAction] = [.serve, .run, .enable, .disable]
+}
+
+extension SecretServiceAction {
+    static let serve = SecretServiceAction(
+        name: "serve",
+        details: """
+            'vault secret-service serve' owns org.freedesktop.secrets on the session bus
+            (DBUS_SESSION_BUS_ADDRESS) and answers the Secret Service API for every program of this user
+            (secret-tool, python keyring, git-credential-libsecret, docker-credential-secretservice),
+            until the bus goes away. Items (label, attributes, secret, times) are kept in the vault file
+            (or --backend openbao) as secrets of the service org.freedesktop.secrets, inside its
+            encryption. The alias 'default' names the collection 'login'. Collections are unlocked while
+            the file opens without a person (VAULT_IDENTITY, VAULT_IDENTITY_FILE, VAULT_PASSPHRASE,
+            VAULT_PASSPHRASE_FILE, or a key 'vault unlock' cached); it never prompts, and a client's
+            unlock prompt is dismissed at once. Needs libgio (GLib) at run time. Exit 2 with
+            --backend secret-service (it would talk to itself), 5 when the bus cannot be reached or
+            GLib is missing, 7 when another program owns the name.
+            """,
+        run: { (invocation, operands) throws(VaultError) in
+            guard operands.isEmpty else { throw VaultError(.usage, "usage: vault secret-service serve") }
+            // The provider never asks a person: a key it cannot find leaves the collections locked.
+            let factory = StoreFactory(
+                options: invocation.factory.options, configuration: invocation.factory.configuration, prompt: nil)
+            let store: any SecretStore
+            switch try factory.requestedBackend() {
+            case .secretService:
                 throw VaultError(
-                    .usage, "unknown 'vault secret-service' action \(shown(action, position: 1)); use: run, enable or disable")
+                    .usage,
+                    "the provider cannot keep its items in the Secret Service: it would be talking to itself; "
+                        + "use --backend file or --backend openbao")
+            case .auto, .file: store = try factory.makeFileStore()
+            case .openbao: store = try factory.makeStore()
             }
+            let server = SecretServiceServer(store: store)
+            try server.serve(ready: { StandardIO.error("serving org.freedesktop.secrets from \(store.label)") })
+            return ExitStatus.success
         })
 }

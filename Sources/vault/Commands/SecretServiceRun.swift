@@ -2,6 +2,21 @@ import VaultCore
 
 /// `vault secret-service run [--] COMMAND...`: COMMAND on a private session bus whose Secret
 /// Service is this vault (docs/secret-service-provider.md).
+extension SecretServiceAction {
+    static let run = SecretServiceAction(
+        name: "run",
+        details: """
+            'vault secret-service run [--] COMMAND [ARGS...]' (containers, CI) starts a private session bus
+            (the system's dbus-daemon) whose Secret Service is this vault, started by the bus when
+            COMMAND first asks for it, runs COMMAND on it with DBUS_SESSION_BUS_ADDRESS set, and stops the
+            bus and the provider when COMMAND ends, also when COMMAND is killed; if vault itself is
+            killed, the kernel stops the bus. Its exit status is COMMAND's (128 + N when signal N killed
+            it; 127 or 126 if it cannot start). COMMAND runs in the foreground, without vault's key
+            variables; the provider gets them. No X11 or DISPLAY is needed.
+            """,
+        run: { (invocation, command) throws(VaultError) in try SecretServiceRun.run(invocation, command: command) })
+}
+
 enum SecretServiceRun {
     static let usage = "usage: vault secret-service run [--] COMMAND [ARGS...]"
 

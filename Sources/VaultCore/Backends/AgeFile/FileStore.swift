@@ -183,6 +183,10 @@ public final class FileStore: SecretStore {
     /// Set during ``unlock(seconds:)``, which stores the key itself, for the time it asks for.
     private var unlocking = false
 
+    /// A file key handed over by its owner (``adopt(fileKey:)``), checked against the header's MAC
+    /// each time it is used; nil when none was.
+    private var handedEnvelope: AgeEnvelope?
+
     /// Caches a key that was unlocked now, if a person had to unlock it (``FileKeys/neededPerson``).
     private func rememberUnlocked(_ envelope: AgeEnvelope) {
         guard !unlocking else { return }
@@ -194,6 +198,7 @@ public final class FileStore: SecretStore {
     /// kernel keyring holds for this header (checked against the header's MAC), else nil.
     private func knownEnvelope(_ prefix: [UInt8]) -> AgeEnvelope? {
         if let lastEnvelope, prefix.starts(with: lastEnvelope.headerBytes) { return lastEnvelope }
+        if let handedEnvelope, prefix.starts(with: handedEnvelope.headerBytes) { return handedEnvelope }
         return cache?.envelope(forFileStartingWith: prefix)
     }
 
@@ -368,5 +373,24 @@ public final class FileStore: SecretStore {
             throw AgeFailureMap.vaultError(
                 error, opening: path, keyOrigin: keys.origin, naming: .keyOrigin, noMatchDetail: detail)
         }
+    }
+}
+
+/// The provider's handed-over key (``SecretServiceServer``: `vault unlock` in another session).
+extension FileStore: HandedFileKeyStore {
+    func adopt(fileKey: SecureBytes) throws(VaultError) {
+        guard let file = try OpenFile(reading: path) else { throw VaultError(.notFound, "no vault file at \(path)") }
+        let prefix = try file.read(0..<min(file.size, AgePayloadReader.prefixSize))
+        let envelope = try ageCall(checking: prefix) { () throws(AgeError) in
+            try Age.envelope(ofHeaderIn: prefix, fileKey: fileKey)
+        }
+        guard let envelope else { throw VaultError(.cannotUnlock, "\(path) cannot be opened with a file key") }
+        handedEnvelope = envelope
+    }
+
+    func forgetKeys() {
+        handedEnvelope = nil
+        lastEnvelope = nil
+        lastOpened = nil
     }
 }

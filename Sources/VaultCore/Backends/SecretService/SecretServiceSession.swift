@@ -4,20 +4,20 @@ internal import FoundationEssentials
 import VaultSecureBytes
 internal import _CryptoExtras
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// One transfer's copy of the process's session with the provider (the spec's
-/// dh-ietf1024-sha256-aes128-cbc-pkcs7, or "plain"), and the session's cryptography.
+/// dh-ietf1024-sha256-aes128-cbc-pkcs7, or "plain").
 ///
 /// The shim opens the session and does the key agreement's modular exponentiation (libgcrypt:
-/// Swift has no public big numbers); the key derivation (HKDF-SHA256, no salt, no information)
-/// and the encryption (AES-128-CBC with PKCS#7 padding) are swift-crypto's, here.
+/// Swift has no public big numbers); the encryption is ``SessionCipher``'s.
 final class SecretServiceSession {
     /// The shim's copy of the session, wiped as it is freed.
     let pointer: OpaquePointer
-    /// The session key, or nil in a plain session.
-    private let key: SymmetricKey?
-
-    static let blockBytes = 16
-    static let keyBytes = 16
+    /// The session's cryptography (none in a plain session).
+    private let cipher: SessionCipher
 
     /// The process's session, opened if need be.
     init(_ call: SecretServiceCall) throws(VaultError) {
@@ -26,15 +26,79 @@ final class SecretServiceSession {
         }
         self.pointer = pointer
         if CVaultSecret_SessionIsPlain(pointer) {
-            key = nil
+            cipher = SessionCipher(sharedSecret: nil)
         } else {
-            let shared = UnsafeRawBufferPointer(
-                start: CVaultSecret_SessionSharedSecret(pointer), count: Int(CVAULTSECRET_GROUP_BYTES))
-            key = HKDF<SHA256>.deriveKey(inputKeyMaterial: SymmetricKey(data: shared), outputByteCount: Self.keyBytes)
+            cipher = SessionCipher(
+                sharedSecret: UnsafeRawBufferPointer(
+                    start: CVaultSecret_SessionSharedSecret(pointer), count: Int(CVAULTSECRET_GROUP_BYTES)))
         }
     }
 
     deinit { CVaultSecret_SessionFree(pointer) }
+
+    func encode(_ secret: SecureBytes) throws(VaultError) -> (parameters: [UInt8], value: SecureBytes) {
+        try cipher.encode(secret)
+    }
+
+    func decode(parameters: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> SecureBytes? {
+        cipher.decode(parameters: parameters, value: value)
+    }
+}
+
+/// The provider's side of a dh-ietf1024-sha256-aes128-cbc-pkcs7 session (`vault secret-service
+/// serve`): the same group, checks and cipher as the client's above.
+enum SessionResponder {
+    /// Loads libgcrypt for ``respond(to:)`` if libsecret has not brought it; the reason if not.
+    static func load() -> String? {
+        guard let reason = CVaultSecret_LoadGcrypt("libgcrypt.so.20") else { return nil }
+        defer { free(reason) }
+        return String(cString: reason)
+    }
+
+    /// The provider's public value for the client's `peer` and the session's cipher; nil when the
+    /// client's value is not a valid public value (the spec's InvalidArgs).
+    static func respond(to peer: [UInt8]) throws(VaultError) -> (publicValue: [UInt8], cipher: SessionCipher)? {
+        let groupBytes = Int(CVAULTSECRET_GROUP_BYTES)
+        var publicValue = [UInt8](repeating: 0, count: groupBytes)
+        var shared = SecureBytes(zeros: groupBytes)
+        let response = shared.withUnsafeMutableBytes { (sharedBytes) in
+            publicValue.withUnsafeMutableBufferPointer { (publicBytes) in
+                peer.withUnsafeBufferPointer { (peerBytes) in
+                    CVaultSecret_Respond(
+                        peerBytes.baseAddress ?? UnsafePointer(publicBytes.baseAddress!), peerBytes.count, publicBytes.baseAddress!,
+                        sharedBytes.baseAddress!.assumingMemoryBound(to: UInt8.self))
+                }
+            }
+        }
+        switch response {
+        case CVAULTSECRET_RESPONSE_AGREED:
+            let cipher = shared.withUnsafeBytes { SessionCipher(sharedSecret: $0) }
+            return (publicValue, cipher)
+        case CVAULTSECRET_RESPONSE_INVALID_PEER: return nil
+        default: throw VaultError(.other, "cannot make a key pair for a Secret Service session")
+        }
+    }
+}
+
+/// A Secret Service session's cryptography: the key derivation (HKDF-SHA256, no salt, no
+/// information) from the key agreement's shared secret and the encryption (AES-128-CBC with
+/// PKCS#7 padding), swift-crypto's; or none, in a plain session. Shared by the client's session
+/// and the provider's.
+struct SessionCipher {
+    /// The session key, or nil in a plain session.
+    private let key: SymmetricKey?
+
+    static let blockBytes = 16
+    static let keyBytes = 16
+
+    /// The cipher for a session whose key agreement gave `sharedSecret`; a plain session for nil.
+    init(sharedSecret: UnsafeRawBufferPointer?) {
+        key = sharedSecret.map {
+            HKDF<SHA256>.deriveKey(inputKeyMaterial: SymmetricKey(data: $0), outputByteCount: Self.keyBytes)
+        }
+    }
+
+    var isPlain: Bool { key == nil }
 
     /// The Secret struct's parameters (a random initialization vector) and value (the PKCS#7-padded
     /// secret, encrypted) for `secret`; in a plain session, no parameters and the secret itself.

@@ -1,0 +1,606 @@
+import VaultSecureBytes
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A store whose file key a caller can hand over or take back: the file store, unlocked by
+/// `vault unlock` in another session keyring through the provider's private interface.
+protocol HandedFileKeyStore: SecretStore {
+    /// Opens the store with `fileKey` from now on; `.cannotUnlock` if it is not the file's key.
+    func adopt(fileKey: SecureBytes) throws(VaultError)
+    /// Forgets every file key this store holds in memory.
+    func forgetKeys()
+}
+
+/// The Secret Service's objects (`vault secret-service serve`): the service, its collections,
+/// items, sessions and prompts, kept in a vault store (``ProviderStore``).
+///
+/// Every call comes through ``ProviderBus`` on one thread; nothing here is shared with another.
+/// Only a caller of the provider's own uid is answered. A collection is unlocked while the store
+/// opens without a person (a key in the provider's environment, a key `vault unlock` cached where
+/// the provider can see it, or one handed over on org.vault.Provider1) and no Lock asked
+/// otherwise; a prompt can never ask anyone, so it completes as dismissed.
+///
+/// The private interface org.vault.Provider1 at /org/vault/Provider (for `vault unlock` and
+/// `vault lock` in another session; only callers of the provider's own uid reach it):
+///   - UnlockWithFileKey(ay key): opens the store with the age file key `key` (16 bytes) from now
+///     on, and unlocks; org.freedesktop.Secret.Error.IsLocked if it is not the file's key,
+///     org.freedesktop.DBus.Error.NotSupported for a store without a file key (OpenBao).
+///   - Lock(): forgets every key held in memory and locks until the next Unlock.
+public final class SecretServiceServer: BusHandler {
+    /// The largest secret accepted, in bytes.
+    static let maximumSecretBytes = 1 << 20
+    /// The most attributes an item may have, and the largest name, value or label, in bytes.
+    static let maximumAttributes = 64
+    static let maximumTextBytes = 4096
+    /// The most sessions open at once, over all clients.
+    static let maximumSessions = 1024
+
+    private let items: ProviderStore
+    private var bus: ProviderBus?
+    private var sessions: [String: (owner: String, cipher: SessionCipher)] = [:]
+    /// Open prompts, by id, with the caller that may use them.
+    private var prompts: [String: String] = [:]
+    /// Whether each caller seen is of this uid (a unique bus name is never reused).
+    private var callers: [String: Bool] = [:]
+    private var counter: UInt64 = 0
+    /// Set by Lock, cleared by an Unlock that succeeds.
+    private var lockedByRequest = false
+
+    public init(store: any SecretStore) {
+        items = ProviderStore(store: store)
+    }
+
+    /// Owns org.freedesktop.secrets on the session bus and answers calls until the bus goes away.
+    /// Throws `.unavailable` when libgio is missing or the bus cannot be reached, `.conflict` when
+    /// another program owns the name.
+    public func serve(ready: () -> Void = {}) throws(VaultError) {
+        if let reason = ProviderBus.load() { throw VaultError(.unavailable, "cannot load GDBus: \(reason)") }
+        if let reason = SessionResponder.load() {
+            throw VaultError(.unavailable, "cannot load libgcrypt for encrypted sessions: \(reason)")
+        }
+        let bus = try ProviderBus(handler: self)
+        self.bus = bus
+        defer { self.bus = nil }
+        try bus.register(ProviderPath.collection(ProviderStore.loginCollection))
+        _ = try? snapshot()  // registers the collections there are, if the store opens
+        try bus.requestName("org.freedesktop.secrets")
+        ready()
+        bus.run()
+    }
+
+    // MARK: - Dispatch
+
+    func interfaces(at path: String) -> [ProviderInterface] {
+        switch ProviderPath.parse(path) {
+        case .service: return [.service]
+        case .collection, .alias: return [.collection]
+        case .item: return [.item]
+        case .session(let id): return sessions[id] == nil ? [] : [.session]
+        case .prompt(let id): return prompts[id] == nil ? [] : [.prompt]
+        case .provider: return [.vaultProvider]
+        case nil: return []
+        }
+    }
+
+    func call(_ call: BusCall) -> BusAnswer {
+        guard isOwnUser(call.sender) else {
+            return BusAnswer(reply: .failure(BusFailure(name: ProviderError.accessDenied, message: "not this user's")))
+        }
+        do throws(BusFailure) {
+            switch (ProviderPath.parse(call.path), ProviderInterface(name: call.interface)) {
+            case (.service, .service): return try serviceCall(call)
+            case (.collection(let id), .collection): return try collectionCall(call, id: id)
+            case (.alias(let alias), .collection):
+                guard let id = try snapshot().collection(forAlias: alias) else { throw noSuchObject(call.path) }
+                return try collectionCall(call, id: id)
+            case (.item(let collection, let id), .item): return try itemCall(call, collection: collection, id: id)
+            case (.session(let id), .session):
+                guard sessions[id]?.owner == call.sender else { throw noSuchObject(call.path) }
+                sessions[id] = nil
+                return BusAnswer(reply: .success([]))
+            case (.prompt(let id), .prompt):
+                guard prompts[id] == call.sender else { throw noSuchObject(call.path) }
+                prompts[id] = nil
+                // No person can be asked: the prompt ends at once, dismissed (Prompt and Dismiss).
+                return BusAnswer(
+                    reply: .success([]),
+                    signals: [
+                        BusSignal(
+                            path: call.path, interface: ProviderInterface.prompt.name, name: "Completed",
+                            arguments: [.boolean(true), .variant(.string(""))])
+                    ])
+            case (.provider, .vaultProvider): return try providerCall(call)
+            default: throw noSuchObject(call.path)
+            }
+        } catch {
+            return BusAnswer(reply: .failure(error))
+        }
+    }
+
+    func property(_ name: String, of interface: String, at path: String, sender: String) -> Result<BusValue, BusFailure>
+    {
+        guard isOwnUser(sender) else { return .failure(BusFailure(name: ProviderError.accessDenied, message: "not this user's")) }
+        do throws(BusFailure) {
+            switch ProviderPath.parse(path) {
+            case .service:
+                guard name == "Collections" else { throw unknownProperty(name) }
+                return .success(.paths(try snapshot().collectionIDs.map(ProviderPath.collection)))
+            case .collection(let id): return .success(try collectionProperty(name, id: id))
+            case .alias(let alias):
+                guard let id = try snapshot().collection(forAlias: alias) else { throw noSuchObject(path) }
+                return .success(try collectionProperty(name, id: id))
+            case .item(let collection, let id):
+                if name == "Locked" { return .success(.boolean(isLocked)) }
+                let record = try item(collection, id, path: path)
+                switch name {
+                case "Attributes": return .success(.dictionary(record.attributes))
+                case "Label": return .success(.string(record.label))
+                case "Type": return .success(.string(record.attributes["xdg:schema"] ?? ""))
+                case "Created": return .success(.uint64(UInt64(max(0, record.created.secondsSince1970))))
+                case "Modified": return .success(.uint64(UInt64(max(0, record.modified.secondsSince1970))))
+                default: throw unknownProperty(name)
+                }
+            default: throw noSuchObject(path)
+            }
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    func setProperty(
+        _ name: String, of interface: String, at path: String, to value: BusValue, sender: String
+    ) -> Result<[BusSignal], BusFailure> {
+        guard isOwnUser(sender) else { return .failure(BusFailure(name: ProviderError.accessDenied, message: "not this user's")) }
+        do throws(BusFailure) {
+            switch (ProviderPath.parse(path), name) {
+            case (.collection(let id), "Label"):
+                let label = try checkedText(value.text ?? "", what: "label")
+                var record = try collectionRecord(id, in: try snapshot())
+                record.label = label
+                record.modified = .now()
+                try storing { () throws(VaultError) in try items.writeCollection(record, id: id) }
+                return .success([collectionSignal("CollectionChanged", id)])
+            case (.item(let collection, let id), "Label"), (.item(let collection, let id), "Attributes"),
+                (.item(let collection, let id), "Type"):
+                var record = try item(collection, id, path: path)
+                if name == "Label" { record.label = try checkedText(value.text ?? "", what: "label") }
+                if name == "Attributes" { record.attributes = try attributes(value) }
+                record.modified = .now()
+                try storing { () throws(VaultError) in try items.writeItem(record, collection: collection, id: id) }
+                return .success([itemSignal("ItemChanged", collection, id)])
+            default: throw BusFailure(name: ProviderError.notSupported, message: "\(name) cannot be set here")
+            }
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    // MARK: - Service
+
+    private func serviceCall(_ call: BusCall) throws(BusFailure) -> BusAnswer {
+        let arguments = call.arguments
+        switch call.method {
+        case "OpenSession":
+            guard case .string(let algorithm) = arguments[0], case .variant(let input) = arguments[1] else {
+                throw invalid("OpenSession takes (sv)")
+            }
+            guard sessions.count < Self.maximumSessions else {
+                throw BusFailure(name: ProviderError.limitsExceeded, message: "too many open sessions")
+            }
+            let output: BusValue
+            let cipher: SessionCipher
+            switch algorithm {
+            case "plain":
+                output = .string("")
+                cipher = SessionCipher(sharedSecret: nil)
+            case "dh-ietf1024-sha256-aes128-cbc-pkcs7":
+                guard case .bytes(let peer) = input else { throw invalid("the session's input is not an ay") }
+                let response: (publicValue: [UInt8], cipher: SessionCipher)?
+                do {
+                    response = try SessionResponder.respond(to: peer.withUnsafeBytes { Array($0) })
+                } catch {
+                    throw BusFailure(name: ProviderError.failed, message: error.message)
+                }
+                guard let response else { throw invalid("the client's public value is out of range") }
+                output = .bytes(SecureBytes(response.publicValue))
+                cipher = response.cipher
+            default:
+                throw BusFailure(name: ProviderError.notSupported, message: "algorithm \(algorithm) is not supported")
+            }
+            let id = nextID()
+            sessions[id] = (call.sender, cipher)
+            return BusAnswer(reply: .success([.variant(output), .objectPath(ProviderPath.sessionPrefix + id)]))
+        case "CreateCollection":
+            guard let properties = arguments[0].entries, case .string(let alias) = arguments[1] else {
+                throw invalid("CreateCollection takes (a{sv}s)")
+            }
+            try requireUnlocked()
+            let snapshot = try snapshot()
+            if !alias.isEmpty, let existing = snapshot.collection(forAlias: alias), snapshot.hasCollection(existing) {
+                return BusAnswer(reply: .success([.objectPath(ProviderPath.collection(existing)), .objectPath("/")]))
+            }
+            var label = ""
+            for (key, value) in properties where key == "org.freedesktop.Secret.Collection.Label" {
+                guard case .variant(.string(let text)) = value else { throw invalid("the label is not a string") }
+                label = try checkedText(text, what: "label")
+            }
+            let id = newCollectionID(label: label.isEmpty ? alias : label, taken: snapshot)
+            let now = Timestamp.now()
+            try storing { () throws(VaultError) in
+                try items.writeCollection(ProviderRecord(kind: .collection, label: label, created: now, modified: now), id: id)
+                if !alias.isEmpty { try items.writeAlias(alias, collection: id) }
+            }
+            try storing { () throws(VaultError) in try bus?.register(ProviderPath.collection(id)) }
+            return BusAnswer(
+                reply: .success([.objectPath(ProviderPath.collection(id)), .objectPath("/")]),
+                signals: [serviceSignal("CollectionCreated", id)])
+        case "SearchItems":
+            let wanted = try attributes(arguments[0])
+            try requireUnlocked()
+            let found = try snapshot().items.flatMap { (collection, members) in
+                members.filter { $0.value.matches(wanted) }.map { ProviderPath.item(collection, $0.key) }
+            }
+            return BusAnswer(reply: .success([.paths(found.sorted()), .paths([])]))
+        case "Unlock":
+            guard case .array(_, let objects) = arguments[0] else { throw invalid("Unlock takes (ao)") }
+            if tryUnlock() {
+                return BusAnswer(reply: .success([.array(element: "o", objects), .objectPath("/")]))
+            }
+            let id = nextID()
+            prompts[id] = call.sender
+            return BusAnswer(reply: .success([.paths([]), .objectPath(ProviderPath.promptPrefix + id)]))
+        case "Lock":
+            guard case .array(_, let objects) = arguments[0] else { throw invalid("Lock takes (ao)") }
+            return BusAnswer(reply: .success([.array(element: "o", objects), .objectPath("/")]), signals: lock())
+        case "GetSecrets":
+            guard case .array(_, let paths) = arguments[0], let session = arguments[1].text else {
+                throw invalid("GetSecrets takes (aoo)")
+            }
+            let cipher = try sessionCipher(session, sender: call.sender)
+            try requireUnlocked()
+            let snapshot = try snapshot()
+            var secrets: [BusValue] = []
+            for path in paths.compactMap(\.text) {
+                guard case .item(let collection, let id) = ProviderPath.parse(path),
+                    let record = snapshot.items[collection]?[id]
+                else { continue }
+                secrets.append(.dictEntry(.objectPath(path), try secretStruct(record, session: session, cipher: cipher)))
+            }
+            return BusAnswer(reply: .success([.array(element: "{o(oayays)}", secrets)]))
+        case "ReadAlias":
+            guard case .string(let alias) = arguments[0] else { throw invalid("ReadAlias takes (s)") }
+            try requireUnlocked()
+            let id = try snapshot().collection(forAlias: alias)
+            return BusAnswer(reply: .success([.objectPath(id.map(ProviderPath.collection) ?? "/")]))
+        case "SetAlias":
+            guard case .string(let alias) = arguments[0], let path = arguments[1].text else {
+                throw invalid("SetAlias takes (so)")
+            }
+            guard ProviderPath.isElement(alias) else { throw invalid("the alias is not a valid name") }
+            try requireUnlocked()
+            var id = ""
+            if path != "/" {
+                guard case .collection(let target) = ProviderPath.parse(path), try snapshot().hasCollection(target) else {
+                    throw noSuchObject(path)
+                }
+                id = target
+            }
+            try storing { () throws(VaultError) in try items.writeAlias(alias, collection: id) }
+            return BusAnswer(reply: .success([]))
+        default:
+            throw BusFailure(name: ProviderError.notSupported, message: "\(call.method) is not supported")
+        }
+    }
+
+    // MARK: - Collections
+
+    private func collectionCall(_ call: BusCall, id: String) throws(BusFailure) -> BusAnswer {
+        try requireUnlocked()
+        let snapshot = try snapshot()
+        guard snapshot.hasCollection(id) else { throw noSuchObject(call.path) }
+        let members = snapshot.items[id] ?? [:]
+        switch call.method {
+        case "Delete":
+            try storing { () throws(VaultError) in try items.deleteCollection(id, items: Array(members.keys)) }
+            return BusAnswer(reply: .success([.objectPath("/")]), signals: [serviceSignal("CollectionDeleted", id)])
+        case "SearchItems":
+            let wanted = try attributes(call.arguments[0])
+            let found = members.filter { $0.value.matches(wanted) }.map { ProviderPath.item(id, $0.key) }
+            return BusAnswer(reply: .success([.paths(found.sorted())]))
+        case "CreateItem":
+            return try createItem(call, collection: id, members: members, snapshot: snapshot)
+        default:
+            throw BusFailure(name: ProviderError.notSupported, message: "\(call.method) is not supported")
+        }
+    }
+
+    private func createItem(
+        _ call: BusCall, collection: String, members: [String: ProviderRecord], snapshot: ProviderStore.Snapshot
+    ) throws(BusFailure) -> BusAnswer {
+        guard let properties = call.arguments[0].entries, case .boolean(let replace) = call.arguments[2] else {
+            throw invalid("CreateItem takes (a{sv}(oayays)b)")
+        }
+        var label = ""
+        var attributes: [String: String] = [:]
+        for (key, value) in properties {
+            guard case .variant(let inner) = value else { continue }
+            switch key {
+            case "org.freedesktop.Secret.Item.Label":
+                guard case .string(let text) = inner else { throw invalid("the label is not a string") }
+                label = try checkedText(text, what: "label")
+            case "org.freedesktop.Secret.Item.Attributes": attributes = try self.attributes(inner)
+            default: continue
+            }
+        }
+        let (secret, contentType) = try secretValue(call.arguments[1], sender: call.sender)
+        let now = Timestamp.now()
+        let existing = replace ? members.first { $0.value.attributes == attributes }?.key : nil
+        let id = existing ?? randomID()
+        var record = ProviderRecord(
+            kind: .item, label: label, contentType: contentType, attributes: attributes, created: now, modified: now,
+            secret: secret)
+        if let existing, let old = members[existing] { record.created = old.created }
+        try storing { () throws(VaultError) in
+            if snapshot.collections[collection] == nil {
+                try items.writeCollection(
+                    ProviderRecord(kind: .collection, label: "Login", created: now, modified: now), id: collection)
+            }
+            try items.writeItem(record, collection: collection, id: id)
+        }
+        return BusAnswer(
+            reply: .success([.objectPath(ProviderPath.item(collection, id)), .objectPath("/")]),
+            signals: [itemSignal(existing == nil ? "ItemCreated" : "ItemChanged", collection, id)])
+    }
+
+    private func collectionProperty(_ name: String, id: String) throws(BusFailure) -> BusValue {
+        if name == "Locked" { return .boolean(isLocked) }
+        let snapshot = try snapshot()
+        let record = try collectionRecord(id, in: snapshot)
+        switch name {
+        case "Items": return .paths((snapshot.items[id] ?? [:]).keys.sorted().map { ProviderPath.item(id, $0) })
+        case "Label": return .string(record.label)
+        case "Created": return .uint64(UInt64(max(0, record.created.secondsSince1970)))
+        case "Modified": return .uint64(UInt64(max(0, record.modified.secondsSince1970)))
+        default: throw unknownProperty(name)
+        }
+    }
+
+    /// A collection's record; `login`'s default until it is first written.
+    private func collectionRecord(_ id: String, in snapshot: ProviderStore.Snapshot) throws(BusFailure) -> ProviderRecord {
+        if let record = snapshot.collections[id] { return record }
+        guard id == ProviderStore.loginCollection else { throw noSuchObject(ProviderPath.collection(id)) }
+        return ProviderRecord(kind: .collection, label: "Login", created: .now(), modified: .now())
+    }
+
+    // MARK: - Items
+
+    private func itemCall(_ call: BusCall, collection: String, id: String) throws(BusFailure) -> BusAnswer {
+        var record = try item(collection, id, path: call.path)
+        switch call.method {
+        case "Delete":
+            try storing { () throws(VaultError) in _ = try items.deleteItem(collection: collection, id: id) }
+            return BusAnswer(reply: .success([.objectPath("/")]), signals: [itemSignal("ItemDeleted", collection, id)])
+        case "GetSecret":
+            guard let session = call.arguments[0].text else { throw invalid("GetSecret takes (o)") }
+            let cipher = try sessionCipher(session, sender: call.sender)
+            return BusAnswer(reply: .success([try secretStruct(record, session: session, cipher: cipher)]))
+        case "SetSecret":
+            (record.secret, record.contentType) = try secretValue(call.arguments[0], sender: call.sender)
+            record.modified = .now()
+            try storing { () throws(VaultError) in try items.writeItem(record, collection: collection, id: id) }
+            return BusAnswer(reply: .success([]), signals: [itemSignal("ItemChanged", collection, id)])
+        default:
+            throw BusFailure(name: ProviderError.notSupported, message: "\(call.method) is not supported")
+        }
+    }
+
+    private func item(_ collection: String, _ id: String, path: String) throws(BusFailure) -> ProviderRecord {
+        try requireUnlocked()
+        guard let record = try snapshot().items[collection]?[id] else { throw noSuchObject(path) }
+        return record
+    }
+
+    // MARK: - Secrets and sessions
+
+    private func sessionCipher(_ path: String, sender: String) throws(BusFailure) -> SessionCipher {
+        guard case .session(let id) = ProviderPath.parse(path), let session = sessions[id], session.owner == sender else {
+            throw BusFailure(name: ProviderError.noSession, message: "no session \(path)")
+        }
+        return session.cipher
+    }
+
+    /// A Secret struct `(oayays)` for `record`, encrypted for the session.
+    private func secretStruct(_ record: ProviderRecord, session: String, cipher: SessionCipher) throws(BusFailure)
+        -> BusValue
+    {
+        let encoded: (parameters: [UInt8], value: SecureBytes)
+        do {
+            encoded = try cipher.encode(record.secret)
+        } catch {
+            throw BusFailure(name: ProviderError.failed, message: error.message)
+        }
+        let contentType = record.contentType.isEmpty ? "text/plain" : record.contentType
+        return .tuple([
+            .objectPath(session), .bytes(SecureBytes(encoded.parameters)), .bytes(encoded.value), .string(contentType),
+        ])
+    }
+
+    /// The secret and content type of a Secret struct `(oayays)` sent through one of the caller's
+    /// sessions.
+    private func secretValue(_ value: BusValue, sender: String) throws(BusFailure) -> (SecureBytes, String) {
+        guard case .tuple(let fields) = value, fields.count == 4, let session = fields[0].text,
+            case .bytes(let parameters) = fields[1], case .bytes(let sealed) = fields[2],
+            case .string(let contentType) = fields[3]
+        else { throw invalid("a secret is (oayays)") }
+        let cipher = try sessionCipher(session, sender: sender)
+        // Padding adds at most one block; anything longer is over the limit whatever it holds.
+        guard sealed.count <= Self.maximumSecretBytes + SessionCipher.blockBytes else {
+            throw invalid("the secret is larger than \(Self.maximumSecretBytes) bytes")
+        }
+        let secret = parameters.withUnsafeBytes { (parameters) in
+            sealed.withUnsafeBytes { cipher.decode(parameters: parameters, value: $0) }
+        }
+        guard let secret else { throw invalid("the secret does not decrypt with this session's key") }
+        guard secret.count <= Self.maximumSecretBytes else {
+            throw invalid("the secret is larger than \(Self.maximumSecretBytes) bytes")
+        }
+        return (secret, try checkedText(contentType, what: "content type"))
+    }
+
+    // MARK: - Locking
+
+    /// Whether the collections are locked now: after Lock, or while the store cannot be opened
+    /// without a person.
+    private var isLocked: Bool {
+        if lockedByRequest { return true }
+        do {
+            _ = try items.snapshot()
+            return false
+        } catch {
+            return error.code == .cannotUnlock
+        }
+    }
+
+    /// Unlocks if the store opens without a person; whether it did.
+    private func tryUnlock() -> Bool {
+        do {
+            _ = try items.snapshot()
+        } catch {
+            return false
+        }
+        lockedByRequest = false
+        return true
+    }
+
+    /// Locks until the next successful Unlock; the signals that say so.
+    private func lock() -> [BusSignal] {
+        lockedByRequest = true
+        (items.store as? any HandedFileKeyStore)?.forgetKeys()
+        return [serviceSignal("CollectionChanged", ProviderStore.loginCollection)]
+    }
+
+    private func providerCall(_ call: BusCall) throws(BusFailure) -> BusAnswer {
+        switch call.method {
+        case "UnlockWithFileKey":
+            guard case .bytes(let key) = call.arguments[0] else { throw invalid("UnlockWithFileKey takes (ay)") }
+            guard let store = items.store as? any HandedFileKeyStore else {
+                throw BusFailure(name: ProviderError.notSupported, message: "this store has no file key")
+            }
+            do {
+                try store.adopt(fileKey: key)
+            } catch {
+                throw BusFailure(name: ProviderError.isLocked, message: error.message)
+            }
+            lockedByRequest = false
+            return BusAnswer(reply: .success([]), signals: [serviceSignal("CollectionChanged", ProviderStore.loginCollection)])
+        case "Lock":
+            return BusAnswer(reply: .success([]), signals: lock())
+        default:
+            throw BusFailure(name: ProviderError.notSupported, message: "\(call.method) is not supported")
+        }
+    }
+
+    private func requireUnlocked() throws(BusFailure) {
+        if lockedByRequest { throw BusFailure(name: ProviderError.isLocked, message: "the collection is locked") }
+    }
+
+    // MARK: - Helpers
+
+    /// The store's contents now; every collection in it is then served (GDBus reaches an item
+    /// only below a registered collection).
+    private func snapshot() throws(BusFailure) -> ProviderStore.Snapshot {
+        let snapshot = try storing { () throws(VaultError) in try items.snapshot() }
+        for id in snapshot.collectionIDs {
+            try storing { () throws(VaultError) in try bus?.register(ProviderPath.collection(id)) }
+        }
+        return snapshot
+    }
+
+    /// Runs a store operation; a store that cannot be opened without a person is IsLocked, any
+    /// other failure Failed with its message.
+    private func storing<T>(_ body: () throws(VaultError) -> T) throws(BusFailure) -> T {
+        do {
+            return try body()
+        } catch {
+            if error.code == .cannotUnlock { throw BusFailure(name: ProviderError.isLocked, message: error.message) }
+            throw BusFailure(name: ProviderError.failed, message: error.message)
+        }
+    }
+
+    /// An `a{ss}` within the limits.
+    private func attributes(_ value: BusValue) throws(BusFailure) -> [String: String] {
+        guard let entries = value.entries else { throw invalid("attributes are a{ss}") }
+        guard entries.count <= Self.maximumAttributes else {
+            throw invalid("more than \(Self.maximumAttributes) attributes")
+        }
+        var attributes: [String: String] = [:]
+        for (key, value) in entries {
+            guard case .string(let text) = value else { throw invalid("attributes are a{ss}") }
+            attributes[try checkedText(key, what: "attribute name")] = try checkedText(text, what: "attribute value")
+        }
+        return attributes
+    }
+
+    private func checkedText(_ text: String, what: String) throws(BusFailure) -> String {
+        guard text.utf8.count <= Self.maximumTextBytes else {
+            throw invalid("the \(what) is longer than \(Self.maximumTextBytes) bytes")
+        }
+        return text
+    }
+
+    private func isOwnUser(_ sender: String) -> Bool {
+        if let known = callers[sender] { return known }
+        let allowed = bus?.uid(of: sender) == getuid()
+        callers[sender] = allowed
+        return allowed
+    }
+
+    private func nextID() -> String {
+        counter += 1
+        return String(counter)
+    }
+
+    /// A new item id: 16 random hexadecimal digits, so that providers on one file never collide.
+    private func randomID() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return String(generator.next() as UInt64, radix: 16)
+    }
+
+    private func newCollectionID(label: String, taken snapshot: ProviderStore.Snapshot) -> String {
+        let base = String(label.lowercased().unicodeScalars.map { ProviderPath.isElement(String($0)) ? Character($0) : "_" })
+        var id = base.isEmpty ? "collection" : String(base.prefix(64))
+        while snapshot.hasCollection(id) || snapshot.aliases[id] != nil { id = (base.isEmpty ? "collection" : base) + "_" + randomID() }
+        return id
+    }
+
+    private func invalid(_ message: String) -> BusFailure { BusFailure(name: ProviderError.invalidArgs, message: message) }
+    private func noSuchObject(_ path: String) -> BusFailure {
+        BusFailure(name: ProviderError.noSuchObject, message: "no such object \(path)")
+    }
+    private func unknownProperty(_ name: String) -> BusFailure { invalid("no property \(name)") }
+
+    private func serviceSignal(_ name: String, _ collection: String) -> BusSignal {
+        BusSignal(
+            path: ProviderPath.root, interface: ProviderInterface.service.name, name: name,
+            arguments: [.objectPath(ProviderPath.collection(collection))])
+    }
+
+    private func collectionSignal(_ name: String, _ collection: String) -> BusSignal {
+        serviceSignal(name, collection)
+    }
+
+    private func itemSignal(_ name: String, _ collection: String, _ id: String) -> BusSignal {
+        BusSignal(
+            path: ProviderPath.collection(collection), interface: ProviderInterface.collection.name, name: name,
+            arguments: [.objectPath(ProviderPath.item(collection, id))])
+    }
+}
+
+extension ProviderRecord {
+    /// Whether every wanted attribute has the wanted value (the spec's search).
+    func matches(_ wanted: [String: String]) -> Bool {
+        wanted.allSatisfy { attributes[$0.key] == $0.value }
+    }
+}
