@@ -11,84 +11,102 @@ import VaultTestSupport
 /// left behind however COMMAND (or vault) ends.
 @Suite("secret-service run: a private bus for one command")
 struct SecretServiceRunTests {
-    /// A COMMAND that prints the bus address it got, the bus daemon's process id and whether it
-    /// inherited a key variable, then runs `then`.
+    /// A COMMAND that stores and looks up an item with secret-tool (so that the bus starts the
+    /// provider), prints the bus address it got, the process ids of the bus daemon and of the
+    /// provider, and whether it inherited the key variable, then runs `then`.
     static func reporting(then: String) -> [String] {
         let script = """
+            pid() {
+              gdbus call --session --dest org.freedesktop.DBus --object-path /org/freedesktop/DBus \\
+                --method org.freedesktop.DBus.GetConnectionUnixProcessID "$1" | tr -dc 0-9
+            }
+            printf 'v4lue' | secret-tool store --label=run app run-test
+            echo "looked=$(secret-tool lookup app run-test)"
             echo "address=$DBUS_SESSION_BUS_ADDRESS"
-            gdbus call --session --dest org.freedesktop.DBus --object-path /org/freedesktop/DBus \
-              --method org.freedesktop.DBus.GetConnectionUnixProcessID org.freedesktop.DBus | tr -dc 0-9 | sed 's/^/daemon=/'
-            echo
-            echo "passphrase=${VAULT_PASSPHRASE-unset}"
+            echo "daemon=$(pid org.freedesktop.DBus)"
+            echo "provider=$(pid org.freedesktop.secrets)"
+            echo "identity=${VAULT_IDENTITY-unset}"
             \(then)
             """
         return ["secret-service", "run", "--", "/bin/sh", "-c", script]
     }
 
     static func requireTools() throws {
-        try requireComponent(PrivateBus.missingTools(for: .none))
+        try requireComponent(ServedVault.missingTools())
+    }
+
+    /// A vault with an identity (which the provider gets and COMMAND does not), and a runtime
+    /// folder of its own.
+    static func vault() throws -> IdentityVault {
+        var vault = try IdentityVault()
+        vault.runner.environment["XDG_RUNTIME_DIR"] = try runtimeFolder(vault.runner)
+        return vault
+    }
+
+    /// What a COMMAND of ``reporting(then:)`` saw, checked: the provider answered, and the bus
+    /// daemon and the provider are gone.
+    static func checkReport(_ result: ToolResult, _ vault: IdentityVault) throws {
+        let output = result.stdoutText
+        #expect(value("looked", in: output) == "v4lue", "\(output) \(result.stderr)")
+        #expect(value("identity", in: output) == "unset")
+        let daemon = try #require(value("daemon", in: output).flatMap { pid_t($0) }, "\(output) \(result.stderr)")
+        let provider = try #require(value("provider", in: output).flatMap { pid_t($0) }, "\(output)")
+        #expect(!LeftBehind.isAlive(daemon, mentioning: "vault-bus."), "the bus daemon \(daemon) still runs")
+        #expect(!LeftBehind.isAlive(provider, mentioning: "secret-service"), "the provider \(provider) still runs")
+        #expect(LeftBehind.processes(mentioning: vault.runner.environment["XDG_RUNTIME_DIR"]! + "/vault-bus.").isEmpty)
+        #expect(try VaultFile.read(vault.runner.vaultFile, identity: vault.identity).keys.contains { $0.contains("i/login/") })
     }
 
     static func value(_ key: String, in output: String) -> String? {
         output.split(separator: "\n").first { $0.hasPrefix(key + "=") }.map { String($0.dropFirst(key.count + 1)) }
     }
 
-    @Test("COMMAND's exit status; it gets the bus's address, not the key variables; the bus and its folder are gone after")
+    @Test("COMMAND's exit status; the bus starts the provider for it; bus, provider and folder are gone after")
     func exitStatus() throws {
         try Self.requireTools()
-        var vault = try VaultRunner()
+        let vault = try Self.vault()
         defer { vault.cleanUp() }
-        vault.environment["VAULT_PASSPHRASE"] = "run-passphrase"
-        vault.environment["XDG_RUNTIME_DIR"] = try Self.runtimeFolder(vault)
-        let result = try vault.run(Self.reporting(then: "exit 7"), timeout: 60)
+        let result = try vault.runner.run(Self.reporting(then: "exit 7"), timeout: 60)
         #expect(result.status == 7, "stderr: \(result.stderr)")
-        let output = result.stdoutText
-        let address = try #require(Self.value("address", in: output), "\(output)")
-        #expect(address.hasPrefix("unix:path=\(vault.environment["XDG_RUNTIME_DIR"]!)/vault-bus."), "\(address)")
-        let daemon = try #require(Self.value("daemon", in: output).flatMap { pid_t($0) }, "\(output) \(result.stderr)")
-        #expect(Self.value("passphrase", in: output) == "unset")
-        #expect(!LeftBehind.isAlive(daemon, mentioning: "vault-bus."), "the bus daemon \(daemon) still runs")
+        try Self.checkReport(result, vault)
+        let address = try #require(Self.value("address", in: result.stdoutText))
+        #expect(address.hasPrefix("unix:path=\(vault.runner.environment["XDG_RUNTIME_DIR"]!)/vault-bus."), "\(address)")
         let folder = address.dropFirst("unix:path=".count).split(separator: ",")[0]
         #expect(!FileManager.default.fileExists(atPath: String(folder)), "\(folder) is left")
-        #expect(LeftBehind.processes(mentioning: String(folder)).isEmpty)
     }
 
-    @Test("COMMAND killed by SIGKILL: exit 137, as a shell reports it, and the bus is gone")
+    @Test("COMMAND killed by SIGKILL: exit 137, as a shell reports it, and the bus and the provider are gone")
     func commandKilled() throws {
         try Self.requireTools()
-        var vault = try VaultRunner()
+        let vault = try Self.vault()
         defer { vault.cleanUp() }
-        vault.environment["XDG_RUNTIME_DIR"] = try Self.runtimeFolder(vault)
-        let result = try vault.run(Self.reporting(then: "kill -KILL $$"), timeout: 60)
+        let result = try vault.runner.run(Self.reporting(then: "kill -KILL $$"), timeout: 60)
         #expect(result.status == 128 + SIGKILL, "stderr: \(result.stderr)")
-        let daemon = try #require(Self.value("daemon", in: result.stdoutText).flatMap { pid_t($0) }, "\(result.stderr)")
-        #expect(!LeftBehind.isAlive(daemon, mentioning: "vault-bus."), "the bus daemon \(daemon) still runs")
-        #expect(LeftBehind.processes(mentioning: vault.environment["XDG_RUNTIME_DIR"]! + "/vault-bus.").isEmpty)
+        try Self.checkReport(result, vault)
     }
 
-    @Test("vault itself killed by SIGKILL: the kernel ends the bus (PR_SET_PDEATHSIG)")
+    @Test("vault itself killed by SIGKILL: the kernel ends the bus (PR_SET_PDEATHSIG), and the provider with it")
     func vaultKilled() throws {
         try Self.requireTools()
-        var vault = try VaultRunner()
+        let vault = try Self.vault()
         defer { vault.cleanUp() }
-        vault.environment["XDG_RUNTIME_DIR"] = try Self.runtimeFolder(vault)
-        let marker = vault.path("reported")
+        let runtime = vault.runner.environment["XDG_RUNTIME_DIR"]!
+        let marker = vault.runner.path("reported")
         let running = try ChildProcess(
             VaultRunner.binary, Self.reporting(then: "touch '\(marker)'; exec sleep 600"),
-            environment: vault.environment, ownGroup: true)
+            environment: vault.runner.environment, ownGroup: true)
         defer { Glibc.kill(-running.pid, SIGKILL) }
         try #require(LeftBehind.waitUntil(timeout: 60) { FileManager.default.fileExists(atPath: marker) })
-        let before = LeftBehind.processes(mentioning: vault.environment["XDG_RUNTIME_DIR"]! + "/vault-bus.")
-        #expect(!before.isEmpty, "the bus was not found running")
+        let before = LeftBehind.processes(mentioning: runtime + "/vault-bus.")
+        #expect(before.count >= 3, "the bus, the provider and COMMAND were not all found running: \(before)")
         Glibc.kill(running.pid, SIGKILL)
         _ = try running.wait(seconds: 30)
         // COMMAND is the user's, in vault's process group as a shell's job is: end it as the shell
-        // would; the bus, in a group of its own, must end by itself.
+        // would; the bus and the provider, in a group of their own, must end by themselves.
         Glibc.kill(-running.pid, SIGKILL)
         #expect(
-            LeftBehind.waitUntil(timeout: 30) {
-                LeftBehind.processes(mentioning: vault.environment["XDG_RUNTIME_DIR"]! + "/vault-bus.").isEmpty
-            }, "the bus outlived vault: \(before)")
+            LeftBehind.waitUntil(timeout: 30) { LeftBehind.processes(mentioning: runtime + "/vault-bus.").isEmpty },
+            "left behind: \(LeftBehind.processes(mentioning: runtime + "/vault-bus."))")
     }
 
     @Test("bad uses: no COMMAND (2), COMMAND not found (127), no dbus-daemon (5), the Secret Service as the store (2)")
