@@ -54,6 +54,14 @@ extension StoreFactory {
         return try VaultProviderControl.lock(timeout: try timeout())
     }
 
+    /// Makes the session bus read its activation files again (after `enable` or `disable`); false
+    /// when there is no session bus.
+    public func reloadSessionBus() throws(VaultError) -> Bool {
+        guard sessionBusProblem() == nil else { return false }
+        try VaultProviderControl.reloadBus(timeout: try timeout())
+        return true
+    }
+
     /// Where `vault secret-service run` keeps its private bus's socket and configuration:
     /// `$XDG_RUNTIME_DIR`, else `TMPDIR`, else `/tmp`.
     public func privateBusParent() -> String {

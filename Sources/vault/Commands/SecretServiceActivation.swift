@@ -50,6 +50,7 @@ enum SecretServiceActivation {
         let activation = try factory.providerActivation()
         let enabled = try activation.enable(launch, force: force)
         StandardIO.error("wrote \(activation.path): the session bus starts \(launch.execLine)")
+        _ = try factory.reloadSessionBus()
         if let aside = enabled.setAside { StandardIO.error("kept the file it replaced as \(aside); 'disable' puts it back") }
         for other in enabled.competing {
             StandardIO.error("left \(other.path) (starts \(other.exec)): remove it if the bus picks it over vault's")
@@ -70,6 +71,7 @@ enum SecretServiceActivation {
         case .none: StandardIO.error("no activation file of vault's at \(activation.path): nothing to remove")
         case .removed(let restored):
             StandardIO.error("removed \(activation.path)")
+            _ = try invocation.factory.reloadSessionBus()
             if let restored { StandardIO.error("put back the file enable had set aside as \(restored)") }
         }
         return ExitStatus.success

@@ -39,6 +39,17 @@ public enum VaultProviderControl {
         try callProvider("Lock", bytes: nil, action: "locking vault's provider", timeout: timeout)
     }
 
+    /// Asks the session bus to read its configuration and activation files again
+    /// (`ReloadConfig`): a bus does not see a file in a folder that did not exist when it started,
+    /// and would start the provider it knew of.
+    public static func reloadBus(timeout: Double) throws(VaultError) {
+        let store = try SecretServiceStore(timeout: timeout)
+        try store.perform("asking the session bus to reload its activation files") { (call) throws(VaultError) in
+            try call.connect()
+            try call.call("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "ReloadConfig", bytes: nil)
+        }
+    }
+
     private static func callProvider(
         _ method: String, bytes: SecureBytes?, action: String, timeout: Double
     ) throws(VaultError) -> Outcome {
