@@ -87,8 +87,8 @@ static struct CVaultSecret_GVariant *bus_question(
     CVaultSecret_Error **error) {
     struct CVaultSecret_GVariant *name = fn.g_variant_new_string(argument);
     return CVaultSecret_BusCallNoStart(
-        "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", method, fn.g_variant_new_tuple(&name, 1),
-        reply_type, deadline, error);
+        "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", method,
+        fn.g_variant_new_tuple(&name, 1), reply_type, deadline, error);
 }
 
 // The first child of a reply of type "(u)", and the reply released.
@@ -125,8 +125,8 @@ char *_Nullable CVaultSecret_NameOwner(
 
 bool CVaultSecret_CallWithBytes(
     const char *_Nonnull destination, const char *_Nonnull path, const char *_Nonnull interface,
-    const char *_Nonnull method, const uint8_t *_Nullable bytes, size_t length, CVaultSecret_Deadline *_Nonnull deadline,
-    CVaultSecret_Error *_Nullable *_Nonnull error) {
+    const char *_Nonnull method, const uint8_t *_Nullable bytes, size_t length,
+    CVaultSecret_Deadline *_Nonnull deadline, CVaultSecret_Error *_Nullable *_Nonnull error) {
     struct CVaultSecret_GVariant *argument =
         bytes != NULL ? fn.g_variant_new_fixed_array(CVAULTSECRET_TYPE("y"), bytes, length, 1) : NULL;
     struct CVaultSecret_GVariant *reply = CVaultSecret_BusCallNoStart(

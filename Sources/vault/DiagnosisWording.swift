@@ -36,7 +36,8 @@ extension VaultProviderState {
     var wording: String {
         var parts: [String] = []
         switch owner {
-        case let owner? where owner.isVault: parts.append("vault is the Secret Service now: \(owner.name) owns the name")
+        case let owner? where owner.isVault:
+            parts.append("vault is the Secret Service now: \(owner.name) owns the name")
         case let owner?: parts.append("vault is not the Secret Service: \(owner.name) owns the name")
         case nil: parts.append("nothing owns the Secret Service's name now")
         }

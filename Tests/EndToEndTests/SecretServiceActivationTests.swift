@@ -106,10 +106,13 @@ struct SecretServiceActivationTests {
         let binary = URL(fileURLWithPath: VaultRunner.binary).resolvingSymlinksInPath().path
         #expect(arguments == [binary, "--file", login.vault.runner.vaultFile, "secret-service", "serve"])
         let doctor = try login.run(["doctor"])
-        #expect(doctor.stdoutText.contains("provider        vault is the Secret Service now: vault (\(binary)) owns the name"),
+        #expect(
+            doctor.stdoutText.contains(
+                "provider        vault is the Secret Service now: vault (\(binary)) owns the name"),
             "\(doctor.stdoutText)")
-        #expect(try VaultFile.read(login.vault.runner.vaultFile, identity: login.vault.identity).keys
-            .contains { $0.hasPrefix("org.freedesktop.secrets\ti/") })
+        #expect(
+            try VaultFile.read(login.vault.runner.vaultFile, identity: login.vault.identity).keys
+                .contains { $0.hasPrefix("org.freedesktop.secrets\ti/") })
     }
 
     @Test("vault unlock in another shell (another session keyring) unlocks the provider over the bus; lock locks it")
@@ -167,7 +170,9 @@ struct SecretServiceActivationTests {
         // The owner answers no call: had vault called it, unlock would wait VAULT_TIMEOUT and exit 5.
         let unlocked = try runTool(
             KeyringSandbox.keyctl, ["session", "-", VaultRunner.binary, "unlock", "--for", "60"],
-            environment: vault.runner.environment.merging(bus.environment) { $1 }.merging(["VAULT_TIMEOUT": "3"]) { $1 },
+            environment: vault.runner.environment.merging(bus.environment) { $1 }.merging(["VAULT_TIMEOUT": "3"]) {
+                $1
+            },
             timeout: 60, ownGroup: true)
         #expect(unlocked.status == 0, "\(unlocked.stderr)")
         #expect(!unlocked.stderr.contains("provider"), "\(unlocked.stderr)")

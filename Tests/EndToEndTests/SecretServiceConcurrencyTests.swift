@@ -43,7 +43,9 @@ struct SecretServiceConcurrencyTests {
             }
         }
         let contents = try VaultFile.read(vault.vaultFile, identity: served.vault.identity)
-        #expect(contents.keys.filter { $0.hasPrefix("org.freedesktop.secrets\ti/") }.count == Self.clients * Self.itemsPerClient)
+        #expect(
+            contents.keys.filter { $0.hasPrefix("org.freedesktop.secrets\ti/") }.count == Self.clients
+                * Self.itemsPerClient)
         for index in Self.clients..<(Self.clients * 2) {
             #expect(contents["vault\tcli-\(index)"]?.value == Array("cli \(index)".utf8), "cli-\(index)")
         }

@@ -13,7 +13,8 @@ struct SecretServiceEnableTests {
         let system = vault.path("system")
         try FileManager.default.createDirectory(atPath: system + "/dbus-1/services", withIntermediateDirectories: true)
         try "[D-BUS Service]\nName=org.freedesktop.secrets\nExec=/usr/bin/gnome-keyring-daemon --start\n"
-            .write(toFile: system + "/dbus-1/services/org.freedesktop.secrets.service", atomically: true, encoding: .utf8)
+            .write(
+                toFile: system + "/dbus-1/services/org.freedesktop.secrets.service", atomically: true, encoding: .utf8)
         vault.environment["XDG_DATA_DIRS"] = system
         vault.environment["XDG_DATA_HOME"] = vault.path("data")
         return (vault, system)
@@ -50,7 +51,9 @@ struct SecretServiceEnableTests {
 
         vault.environment["VAULT_BACKEND"] = "openbao"
         try vault.run(["secret-service", "enable"]).expectSuccess()
-        #expect(Self.read(Self.userFile(vault))?.contains("Exec=\(binary) --backend openbao secret-service serve\n") == true)
+        #expect(
+            Self.read(Self.userFile(vault))?.contains("Exec=\(binary) --backend openbao secret-service serve\n") == true
+        )
 
         let disabled = try vault.run(["secret-service", "disable"])
         disabled.expectSuccess()
@@ -98,7 +101,9 @@ struct SecretServiceEnableTests {
         forced.expectSuccess()
         #expect(forced.stderr.contains("python3 still owns the name until it stops"))
         let doctor = try vault.run(["doctor"], timeout: 60)
-        #expect(doctor.stdoutText.contains("vault is not the Secret Service: python3 owns the name"), "\(doctor.stdoutText)")
+        #expect(
+            doctor.stdoutText.contains("vault is not the Secret Service: python3 owns the name"), "\(doctor.stdoutText)"
+        )
     }
 
     @Test("bad uses: an operand (2), the Secret Service as the provider's store (2), an unknown action (2)")

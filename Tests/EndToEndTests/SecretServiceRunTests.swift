@@ -54,7 +54,10 @@ struct SecretServiceRunTests {
         #expect(!LeftBehind.isAlive(daemon, mentioning: "vault-bus."), "the bus daemon \(daemon) still runs")
         #expect(!LeftBehind.isAlive(provider, mentioning: "secret-service"), "the provider \(provider) still runs")
         #expect(LeftBehind.processes(mentioning: vault.runner.environment["XDG_RUNTIME_DIR"]! + "/vault-bus.").isEmpty)
-        #expect(try VaultFile.read(vault.runner.vaultFile, identity: vault.identity).keys.contains { $0.contains("i/login/") })
+        #expect(
+            try VaultFile.read(vault.runner.vaultFile, identity: vault.identity).keys.contains {
+                $0.contains("i/login/")
+            })
     }
 
     static func value(_ key: String, in output: String) -> String? {

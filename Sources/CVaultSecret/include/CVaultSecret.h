@@ -102,8 +102,8 @@ char *_Nullable CVaultSecret_NameOwner(
 /// with *error set on failure. Call after CVaultSecret_SessionBusConnect.
 bool CVaultSecret_CallWithBytes(
     const char *_Nonnull destination, const char *_Nonnull path, const char *_Nonnull interface,
-    const char *_Nonnull method, const uint8_t *_Nullable bytes, size_t length, CVaultSecret_Deadline *_Nonnull deadline,
-    CVaultSecret_Error *_Nullable *_Nonnull error);
+    const char *_Nonnull method, const uint8_t *_Nullable bytes, size_t length,
+    CVaultSecret_Deadline *_Nonnull deadline, CVaultSecret_Error *_Nullable *_Nonnull error);
 
 /// Whether KWallet (kwalletd5 or kwalletd6, on the session bus) has the wallet behind
 /// `collection` open: then its unlock prompt completes without asking anyone. Its own

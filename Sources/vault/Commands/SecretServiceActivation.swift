@@ -51,7 +51,9 @@ enum SecretServiceActivation {
         let enabled = try activation.enable(launch, force: force)
         StandardIO.error("wrote \(activation.path): the session bus starts \(launch.execLine)")
         _ = try factory.reloadSessionBus()
-        if let aside = enabled.setAside { StandardIO.error("kept the file it replaced as \(aside); 'disable' puts it back") }
+        if let aside = enabled.setAside {
+            StandardIO.error("kept the file it replaced as \(aside); 'disable' puts it back")
+        }
         for other in enabled.competing {
             StandardIO.error("left \(other.path) (starts \(other.exec)): remove it if the bus picks it over vault's")
         }

@@ -31,7 +31,8 @@ public enum VaultProviderControl {
     /// Hands `fileKey` to vault's provider, which checks it against the header of the file it
     /// serves and unlocks with it.
     public static func unlock(fileKey: SecureBytes, timeout: Double) throws(VaultError) -> Outcome {
-        try callProvider("UnlockWithFileKey", bytes: fileKey, action: "handing the file key to vault's provider", timeout: timeout)
+        try callProvider(
+            "UnlockWithFileKey", bytes: fileKey, action: "handing the file key to vault's provider", timeout: timeout)
     }
 
     /// Asks vault's provider to forget its key: its collections are locked again.
@@ -46,7 +47,8 @@ public enum VaultProviderControl {
         let store = try SecretServiceStore(timeout: timeout)
         try store.perform("asking the session bus to reload its activation files") { (call) throws(VaultError) in
             try call.connect()
-            try call.call("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "ReloadConfig", bytes: nil)
+            try call.call(
+                "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "ReloadConfig", bytes: nil)
         }
     }
 

@@ -72,7 +72,8 @@ public struct ProviderActivation: Sendable {
         let users = others.filter(\.isUsers)
         if let first = users.first, !force {
             throw VaultError(
-                .conflict, "another Secret Service provider is installed for this user (\(first.path) starts \(first.exec))",
+                .conflict,
+                "another Secret Service provider is installed for this user (\(first.path) starts \(first.exec))",
                 remedy: .replaceProvider)
         }
         if users.contains(where: { $0.path == path }) {
@@ -82,7 +83,8 @@ public struct ProviderActivation: Sendable {
         }
         result.competing = users.filter { $0.path != path }
         try FileSystem.makeDirectories(userFolder)
-        try FileSystem.writeAtomically(Array(launch.activationFile.utf8), directory: userFolder, name: ProviderLaunch.fileName)
+        try FileSystem.writeAtomically(
+            Array(launch.activationFile.utf8), directory: userFolder, name: ProviderLaunch.fileName)
         return result
     }
 

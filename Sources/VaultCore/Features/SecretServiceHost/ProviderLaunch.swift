@@ -35,7 +35,8 @@ public struct ProviderLaunch: Sendable, Equatable {
         let arguments = ProviderCommandLine.provider(
             executable: executable, file: absoluteFile, backend: backendInput != nil ? backend.name : nil)
         for argument in arguments where argument.contains(where: { $0.isNewline || $0 == "\0" }) {
-            throw VaultError(.usage, "an activation file cannot name a path with a line break: \(argument.debugDescription)")
+            throw VaultError(
+                .usage, "an activation file cannot name a path with a line break: \(argument.debugDescription)")
         }
         self.arguments = arguments
     }
