@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import VaultTestSupport
 
@@ -12,7 +13,7 @@ struct SecretServiceConcurrencyTests {
     @Test("8 secret-tool clients storing at once, and vault set on the same file: every item and secret is there")
     func nothingLost() throws {
         let served = try ServedVault()
-        let failures = Failures()
+        let failures = Mutex<[String]>([])
         let vault = served.vault.runner
         let clientEnvironment = served.clientEnvironment
         let secretTool = try #require(findExecutable("secret-tool"))
@@ -25,17 +26,20 @@ struct SecretServiceConcurrencyTests {
                             ["store", "--label=c\(index)-\(item)", "client", "\(index)", "item", "\(item)"],
                             input: Array("value \(index)-\(item)".utf8), environment: clientEnvironment, timeout: 60,
                             ownGroup: true)
-                        if stored.status != 0 { failures.add("client \(index) item \(item): \(stored.stderr)") }
+                        if stored.status != 0 {
+                            failures.withLock { $0.append("client \(index) item \(item): \(stored.stderr)") }
+                        }
                     }
                 } else {
                     let set = try vault.run(["set", "cli-\(index)"], stdin: Array("cli \(index)".utf8))
-                    if set.status != 0 { failures.add("vault set cli-\(index): \(set.stderr)") }
+                    if set.status != 0 { failures.withLock { $0.append("vault set cli-\(index): \(set.stderr)") } }
                 }
             } catch {
-                failures.add("\(error)")
+                failures.withLock { $0.append("\(error)") }
             }
         }
-        #expect(failures.all.isEmpty, "\(failures.all) \(served.providerLog)")
+        let failed = failures.withLock { $0 }
+        #expect(failed.isEmpty, "\(failed) \(served.providerLog)")
         for index in 0..<Self.clients {
             for item in 0..<Self.itemsPerClient {
                 let looked = try served.secretTool(["lookup", "client", "\(index)", "item", "\(item)"])
@@ -49,14 +53,5 @@ struct SecretServiceConcurrencyTests {
         for index in Self.clients..<(Self.clients * 2) {
             #expect(contents["vault\tcli-\(index)"]?.value == Array("cli \(index)".utf8), "cli-\(index)")
         }
-    }
-
-    /// Failures collected from several threads.
-    final class Failures: @unchecked Sendable {
-        // @unchecked: every access holds `lock`.
-        private let lock = NSLock()
-        private var list: [String] = []
-        func add(_ failure: String) { lock.withLock { list.append(failure) } }
-        var all: [String] { lock.withLock { list } }
     }
 }
