@@ -92,7 +92,8 @@ static const CVaultBus_GDBusInterfaceVTableLayout interface_vtable = {
 
 // No node is listed: every object is reached by DISPATCH_TO_UNENUMERATED_NODES, and Introspect
 // of a root shows its own interfaces only. The array is freed by GDBus (g_strfreev).
-static char **on_enumerate(struct CVaultBus_GDBusConnection *connection, const char *sender, const char *root, void *data) {
+static char **
+on_enumerate(struct CVaultBus_GDBusConnection *connection, const char *sender, const char *root, void *data) {
     (void)connection, (void)sender, (void)root, (void)data;
     return fn.g_malloc0(sizeof(char *));
 }
@@ -106,25 +107,26 @@ static uint64_t interfaces_at(CVaultBus_Server *server, const char *root, const 
 }
 
 // The interfaces of the object a subtree callback is asked about. GLib (2.74 at least) passes
-// the subtree's callbacks, when dispatching a call, the requested path whole as `root`, and
-// elsewhere the registered root with the node apart: when `root` already ends in "/node" and
-// root/node is no object, `root` is the object's path. This only picks the interfaces; the method
-// and property callbacks get the message's own path.
+// these callbacks, when it dispatches a call, the requested path whole as `root` (with `node`, its
+// last element, again), and elsewhere the registered root with the node apart. So when `root`
+// already ends in "/node" and names an object, it is the object's path. The one path read wrong
+// is an object named like its parent below a registered object (a collection's item whose id is
+// the collection's: ids of items are random hexadecimal, so no item is). This only picks the
+// interfaces; the method and property callbacks get the message's own path.
 static uint64_t object_interfaces(CVaultBus_Server *server, const char *root, const char *node) {
-    uint64_t mask = interfaces_at(server, root, node);
     size_t root_length = strlen(root), node_length = node != NULL ? strlen(node) : 0;
-    if (mask == 0 && node_length > 0 && root_length > node_length && root[root_length - node_length - 1] == '/' &&
-        strcmp(root + root_length - node_length, node) == 0) {
-        mask = interfaces_at(server, root, NULL);
+    if (node_length > 0 && root_length > node_length && root[root_length - node_length - 1] == '/'
+        && strcmp(root + root_length - node_length, node) == 0) {
+        uint64_t whole = interfaces_at(server, root, NULL);
+        if (whole != 0) return whole;
     }
-    return mask;
+    return interfaces_at(server, root, node);
 }
 
 // The interfaces of the object at root/node, each with a reference for GDBus, which frees the
 // array; NULL when there is no such object (GDBus then answers that it is unknown).
 static CVaultBus_GDBusInterfaceInfoLayout **on_introspect(
-    struct CVaultBus_GDBusConnection *connection, const char *sender, const char *root, const char *node,
-    void *data) {
+    struct CVaultBus_GDBusConnection *connection, const char *sender, const char *root, const char *node, void *data) {
     (void)connection, (void)sender;
     CVaultBus_Server *server = data;
     uint64_t mask = object_interfaces(server, root, node);
@@ -134,7 +136,8 @@ static CVaultBus_GDBusInterfaceInfoLayout **on_introspect(
     CVaultBus_GDBusInterfaceInfoLayout **infos = fn.g_malloc0((count + 1) * sizeof *infos);
     size_t used = 0;
     for (size_t index = 0; index < count && index < 64; index++) {
-        if (mask & (UINT64_C(1) << index)) infos[used++] = fn.g_dbus_interface_info_ref(server->node->interfaces[index]);
+        if (mask & (UINT64_C(1) << index))
+            infos[used++] = fn.g_dbus_interface_info_ref(server->node->interfaces[index]);
     }
     return infos;
 }
@@ -231,7 +234,8 @@ uint32_t CVaultBus_ServerRequestName(
     CVaultBus_Server *_Nonnull server, const char *_Nonnull name, CVaultBus_Error *_Nullable *_Nonnull error) {
     enum { DO_NOT_QUEUE = 4 };  // DBUS_NAME_FLAG_DO_NOT_QUEUE, and neither replacing nor replaceable
     struct CVaultBus_GVariant *arguments[] = {fn.g_variant_new_string(name), fn.g_variant_new_uint32(DO_NOT_QUEUE)};
-    struct CVaultBus_GVariant *reply = call_bus(server, "RequestName", fn.g_variant_new_tuple(arguments, 2), "(u)", error);
+    struct CVaultBus_GVariant *reply =
+        call_bus(server, "RequestName", fn.g_variant_new_tuple(arguments, 2), "(u)", error);
     if (reply == NULL) return 0;
     struct CVaultBus_GVariant *child = fn.g_variant_get_child_value(reply, 0);
     uint32_t answer = fn.g_variant_get_uint32(child);
@@ -254,6 +258,22 @@ bool CVaultBus_ServerSenderUID(
     return true;
 }
 
+int CVaultBus_ServerNameHasOwner(CVaultBus_Server *_Nonnull server, const char *_Nonnull name) {
+    struct CVaultBus_GVariant *argument = fn.g_variant_new_string(name);
+    CVaultBus_Error *error = NULL;
+    struct CVaultBus_GVariant *reply =
+        call_bus(server, "NameHasOwner", fn.g_variant_new_tuple(&argument, 1), "(b)", &error);
+    if (reply == NULL) {
+        CVaultBus_ErrorFree(error);
+        return -1;
+    }
+    struct CVaultBus_GVariant *child = fn.g_variant_get_child_value(reply, 0);
+    int owned = fn.g_variant_get_boolean(child) != 0;
+    fn.g_variant_unref(child);
+    fn.g_variant_unref(reply);
+    return owned;
+}
+
 void CVaultBus_ServerRun(CVaultBus_Server *_Nonnull server) {
     if (!fn.g_dbus_connection_is_closed(server->connection)) fn.g_main_loop_run(server->loop);
 }
@@ -270,7 +290,8 @@ bool CVaultBus_ServerEmit(
 }
 
 void CVaultBus_Return(CVaultBus_Invocation *_Nonnull invocation, CVaultBus_Variant *_Nonnull result) {
-    fn.g_dbus_method_invocation_return_value((struct CVaultBus_GDBusMethodInvocation *)(void *)invocation, VARIANT(result));
+    fn.g_dbus_method_invocation_return_value(
+        (struct CVaultBus_GDBusMethodInvocation *)(void *)invocation, VARIANT(result));
 }
 
 void CVaultBus_ReturnError(
@@ -279,11 +300,21 @@ void CVaultBus_ReturnError(
         (struct CVaultBus_GDBusMethodInvocation *)(void *)invocation, name, message);
 }
 
-// GDBus answers a property call that failed with a GError; one made for a D-Bus error name
-// keeps that name on the wire.
-void CVaultBus_Fail(CVaultBus_Fault *_Nonnull fault, const char *_Nonnull name, const char *_Nonnull message) {
+// GDBus answers a property call that failed with a GError, and names it on the wire by the
+// GError's domain and code: only a name registered for one (CVaultBus_RegisterErrors, or GLib's
+// own org.freedesktop.DBus.Error.*) keeps its name. GDBus passes no GError at all where it cannot
+// report one (GetAll): then the property is left out.
+void CVaultBus_Fail(CVaultBus_Fault *_Nullable fault, const char *_Nonnull name, const char *_Nonnull message) {
     CVaultBus_GErrorLayout **error = (CVaultBus_GErrorLayout **)(void *)fault;
-    if (*error == NULL) *error = fn.g_dbus_error_new_for_dbus_error(name, message);
+    if (error != NULL && *error == NULL) *error = fn.g_dbus_error_new_for_dbus_error(name, message);
+}
+
+void CVaultBus_RegisterErrors(const char *_Nonnull const *_Nonnull names, size_t count) {
+    uint32_t domain = fn.g_quark_from_static_string("vault-provider-error-quark");
+    for (size_t index = 0; index < count; index++) {
+        // False for a name registered already (GLib's own, or ours in an earlier call): kept.
+        (void)fn.g_dbus_error_register_error(domain, (int)index + 1, names[index]);
+    }
 }
 
 const char *_Nonnull CVaultBus_ErrorMessage(const CVaultBus_Error *_Nonnull error) {

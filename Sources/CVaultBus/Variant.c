@@ -81,7 +81,8 @@ CVaultBus_Variant *_Nonnull CVaultBus_BuildTuple(CVaultBus_Variant *_Nonnull con
     return OURS(fn.g_variant_new_tuple((struct CVaultBus_GVariant *const *)values, count));
 }
 
-CVaultBus_Variant *_Nonnull CVaultBus_BuildDictEntry(CVaultBus_Variant *_Nonnull key, CVaultBus_Variant *_Nonnull value) {
+CVaultBus_Variant *_Nonnull CVaultBus_BuildDictEntry(
+    CVaultBus_Variant *_Nonnull key, CVaultBus_Variant *_Nonnull value) {
     return OURS(fn.g_variant_new_dict_entry(G(key), G(value)));
 }
 

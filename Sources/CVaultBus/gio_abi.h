@@ -152,65 +152,67 @@ typedef struct CVaultBus_GDBusSubtreeVTableLayout {
 
 // Every function the shim resolves with dlsym: X(return type, name, (parameter types)).
 // GLib's and GObject's functions resolve through libgio's handle, which carries its dependencies.
-#define CVAULTBUS_FUNCTIONS(X)                                                                                         \
-    X(void, g_free, (void *))                                                                                          \
-    X(void *, g_malloc0, (CVAULTBUS_T_gsize))                                                                          \
-    X(void, g_error_free, (CVAULTBUS_T_GError *))                                                                      \
-    X(const char *, g_quark_to_string, (CVAULTBUS_T_GQuark))                                                           \
-    X(void, g_object_unref, (void *))                                                                                  \
-    X(CVAULTBUS_T_gulong, g_signal_connect_data,                                                                       \
-      (void *, const char *, CVAULTBUS_T_GCallback, void *, CVAULTBUS_T_GClosureNotify, CVAULTBUS_T_GConnectFlags))    \
-    X(CVAULTBUS_T_GMainLoop *, g_main_loop_new, (CVAULTBUS_T_GMainContext *, CVAULTBUS_T_gboolean))                    \
-    X(void, g_main_loop_run, (CVAULTBUS_T_GMainLoop *))                                                                \
-    X(void, g_main_loop_quit, (CVAULTBUS_T_GMainLoop *))                                                               \
-    X(void, g_main_loop_unref, (CVAULTBUS_T_GMainLoop *))                                                              \
-    X(CVAULTBUS_T_GDBusConnection *, g_bus_get_sync,                                                                   \
-      (CVAULTBUS_T_GBusType, CVAULTBUS_T_GCancellable *, CVAULTBUS_T_GError **))                                       \
-    X(void, g_dbus_connection_set_exit_on_close, (CVAULTBUS_T_GDBusConnection *, CVAULTBUS_T_gboolean))                \
-    X(CVAULTBUS_T_gboolean, g_dbus_connection_is_closed, (CVAULTBUS_T_GDBusConnection *))                              \
-    X(CVAULTBUS_T_GVariant *, g_dbus_connection_call_sync,                                                             \
-      (CVAULTBUS_T_GDBusConnection *, const char *, const char *, const char *, const char *, CVAULTBUS_T_GVariant *,  \
-       const CVAULTBUS_T_GVariantType *, CVAULTBUS_T_GDBusCallFlags, CVAULTBUS_T_gint, CVAULTBUS_T_GCancellable *,     \
-       CVAULTBUS_T_GError **))                                                                                         \
-    X(CVAULTBUS_T_guint, g_dbus_connection_register_subtree,                                                           \
-      (CVAULTBUS_T_GDBusConnection *, const char *, const CVAULTBUS_T_GDBusSubtreeVTable *,                            \
-       CVAULTBUS_T_GDBusSubtreeFlags, void *, CVAULTBUS_T_GDestroyNotify, CVAULTBUS_T_GError **))                      \
-    X(CVAULTBUS_T_gboolean, g_dbus_connection_unregister_subtree, (CVAULTBUS_T_GDBusConnection *, CVAULTBUS_T_guint))  \
-    X(CVAULTBUS_T_gboolean, g_dbus_connection_emit_signal,                                                             \
-      (CVAULTBUS_T_GDBusConnection *, const char *, const char *, const char *, const char *, CVAULTBUS_T_GVariant *,  \
-       CVAULTBUS_T_GError **))                                                                                         \
-    X(CVAULTBUS_T_gboolean, g_dbus_connection_flush_sync,                                                              \
-      (CVAULTBUS_T_GDBusConnection *, CVAULTBUS_T_GCancellable *, CVAULTBUS_T_GError **))                              \
-    X(CVAULTBUS_T_GDBusNodeInfo *, g_dbus_node_info_new_for_xml, (const char *, CVAULTBUS_T_GError **))                \
-    X(void, g_dbus_node_info_unref, (CVAULTBUS_T_GDBusNodeInfo *))                                                     \
-    X(CVAULTBUS_T_GDBusInterfaceInfo *, g_dbus_interface_info_ref, (CVAULTBUS_T_GDBusInterfaceInfo *))                 \
-    X(void, g_dbus_method_invocation_return_value, (CVAULTBUS_T_GDBusMethodInvocation *, CVAULTBUS_T_GVariant *))      \
-    X(void, g_dbus_method_invocation_return_dbus_error,                                                                \
-      (CVAULTBUS_T_GDBusMethodInvocation *, const char *, const char *))                                               \
-    X(CVAULTBUS_T_GError *, g_dbus_error_new_for_dbus_error, (const char *, const char *))                             \
-    X(const char *, g_variant_get_type_string, (CVAULTBUS_T_GVariant *))                                               \
-    X(CVAULTBUS_T_gsize, g_variant_n_children, (CVAULTBUS_T_GVariant *))                                               \
-    X(CVAULTBUS_T_GVariant *, g_variant_get_child_value, (CVAULTBUS_T_GVariant *, CVAULTBUS_T_gsize))                  \
-    X(const char *, g_variant_get_string, (CVAULTBUS_T_GVariant *, CVAULTBUS_T_gsize *))                               \
-    X(CVAULTBUS_T_gboolean, g_variant_get_boolean, (CVAULTBUS_T_GVariant *))                                           \
-    X(CVAULTBUS_T_guint32, g_variant_get_uint32, (CVAULTBUS_T_GVariant *))                                             \
-    X(CVAULTBUS_T_guint64, g_variant_get_uint64, (CVAULTBUS_T_GVariant *))                                             \
-    X(const void *, g_variant_get_fixed_array, (CVAULTBUS_T_GVariant *, CVAULTBUS_T_gsize *, CVAULTBUS_T_gsize))       \
-    X(CVAULTBUS_T_GVariant *, g_variant_get_variant, (CVAULTBUS_T_GVariant *))                                         \
-    X(CVAULTBUS_T_GVariant *, g_variant_ref_sink, (CVAULTBUS_T_GVariant *))                                            \
-    X(void, g_variant_unref, (CVAULTBUS_T_GVariant *))                                                                 \
-    X(CVAULTBUS_T_GVariant *, g_variant_new_string, (const char *))                                                    \
-    X(CVAULTBUS_T_GVariant *, g_variant_new_object_path, (const char *))                                               \
-    X(CVAULTBUS_T_GVariant *, g_variant_new_boolean, (CVAULTBUS_T_gboolean))                                           \
-    X(CVAULTBUS_T_GVariant *, g_variant_new_uint32, (CVAULTBUS_T_guint32))                                             \
-    X(CVAULTBUS_T_GVariant *, g_variant_new_uint64, (CVAULTBUS_T_guint64))                                             \
-    X(CVAULTBUS_T_GVariant *, g_variant_new_fixed_array,                                                               \
-      (const CVAULTBUS_T_GVariantType *, const void *, CVAULTBUS_T_gsize, CVAULTBUS_T_gsize))                          \
-    X(CVAULTBUS_T_GVariant *, g_variant_new_array,                                                                     \
-      (const CVAULTBUS_T_GVariantType *, CVAULTBUS_T_GVariant *const *, CVAULTBUS_T_gsize))                            \
-    X(CVAULTBUS_T_GVariant *, g_variant_new_tuple, (CVAULTBUS_T_GVariant *const *, CVAULTBUS_T_gsize))                 \
-    X(CVAULTBUS_T_GVariant *, g_variant_new_dict_entry, (CVAULTBUS_T_GVariant *, CVAULTBUS_T_GVariant *))              \
-    X(CVAULTBUS_T_GVariant *, g_variant_new_variant, (CVAULTBUS_T_GVariant *))                                         \
+#define CVAULTBUS_FUNCTIONS(X)                                                                                        \
+    X(void, g_free, (void *))                                                                                         \
+    X(void *, g_malloc0, (CVAULTBUS_T_gsize))                                                                         \
+    X(void, g_error_free, (CVAULTBUS_T_GError *))                                                                     \
+    X(const char *, g_quark_to_string, (CVAULTBUS_T_GQuark))                                                          \
+    X(void, g_object_unref, (void *))                                                                                 \
+    X(CVAULTBUS_T_gulong, g_signal_connect_data,                                                                      \
+      (void *, const char *, CVAULTBUS_T_GCallback, void *, CVAULTBUS_T_GClosureNotify, CVAULTBUS_T_GConnectFlags))   \
+    X(CVAULTBUS_T_GMainLoop *, g_main_loop_new, (CVAULTBUS_T_GMainContext *, CVAULTBUS_T_gboolean))                   \
+    X(void, g_main_loop_run, (CVAULTBUS_T_GMainLoop *))                                                               \
+    X(void, g_main_loop_quit, (CVAULTBUS_T_GMainLoop *))                                                              \
+    X(void, g_main_loop_unref, (CVAULTBUS_T_GMainLoop *))                                                             \
+    X(CVAULTBUS_T_GDBusConnection *, g_bus_get_sync,                                                                  \
+      (CVAULTBUS_T_GBusType, CVAULTBUS_T_GCancellable *, CVAULTBUS_T_GError **))                                      \
+    X(void, g_dbus_connection_set_exit_on_close, (CVAULTBUS_T_GDBusConnection *, CVAULTBUS_T_gboolean))               \
+    X(CVAULTBUS_T_gboolean, g_dbus_connection_is_closed, (CVAULTBUS_T_GDBusConnection *))                             \
+    X(CVAULTBUS_T_GVariant *, g_dbus_connection_call_sync,                                                            \
+      (CVAULTBUS_T_GDBusConnection *, const char *, const char *, const char *, const char *, CVAULTBUS_T_GVariant *, \
+       const CVAULTBUS_T_GVariantType *, CVAULTBUS_T_GDBusCallFlags, CVAULTBUS_T_gint, CVAULTBUS_T_GCancellable *,    \
+       CVAULTBUS_T_GError **))                                                                                        \
+    X(CVAULTBUS_T_guint, g_dbus_connection_register_subtree,                                                          \
+      (CVAULTBUS_T_GDBusConnection *, const char *, const CVAULTBUS_T_GDBusSubtreeVTable *,                           \
+       CVAULTBUS_T_GDBusSubtreeFlags, void *, CVAULTBUS_T_GDestroyNotify, CVAULTBUS_T_GError **))                     \
+    X(CVAULTBUS_T_gboolean, g_dbus_connection_unregister_subtree, (CVAULTBUS_T_GDBusConnection *, CVAULTBUS_T_guint)) \
+    X(CVAULTBUS_T_gboolean, g_dbus_connection_emit_signal,                                                            \
+      (CVAULTBUS_T_GDBusConnection *, const char *, const char *, const char *, const char *, CVAULTBUS_T_GVariant *, \
+       CVAULTBUS_T_GError **))                                                                                        \
+    X(CVAULTBUS_T_gboolean, g_dbus_connection_flush_sync,                                                             \
+      (CVAULTBUS_T_GDBusConnection *, CVAULTBUS_T_GCancellable *, CVAULTBUS_T_GError **))                             \
+    X(CVAULTBUS_T_GDBusNodeInfo *, g_dbus_node_info_new_for_xml, (const char *, CVAULTBUS_T_GError **))               \
+    X(void, g_dbus_node_info_unref, (CVAULTBUS_T_GDBusNodeInfo *))                                                    \
+    X(CVAULTBUS_T_GDBusInterfaceInfo *, g_dbus_interface_info_ref, (CVAULTBUS_T_GDBusInterfaceInfo *))                \
+    X(void, g_dbus_method_invocation_return_value, (CVAULTBUS_T_GDBusMethodInvocation *, CVAULTBUS_T_GVariant *))     \
+    X(void, g_dbus_method_invocation_return_dbus_error,                                                               \
+      (CVAULTBUS_T_GDBusMethodInvocation *, const char *, const char *))                                              \
+    X(CVAULTBUS_T_GError *, g_dbus_error_new_for_dbus_error, (const char *, const char *))                            \
+    X(CVAULTBUS_T_gboolean, g_dbus_error_register_error, (CVAULTBUS_T_GQuark, CVAULTBUS_T_gint, const char *))        \
+    X(CVAULTBUS_T_GQuark, g_quark_from_static_string, (const char *))                                                 \
+    X(const char *, g_variant_get_type_string, (CVAULTBUS_T_GVariant *))                                              \
+    X(CVAULTBUS_T_gsize, g_variant_n_children, (CVAULTBUS_T_GVariant *))                                              \
+    X(CVAULTBUS_T_GVariant *, g_variant_get_child_value, (CVAULTBUS_T_GVariant *, CVAULTBUS_T_gsize))                 \
+    X(const char *, g_variant_get_string, (CVAULTBUS_T_GVariant *, CVAULTBUS_T_gsize *))                              \
+    X(CVAULTBUS_T_gboolean, g_variant_get_boolean, (CVAULTBUS_T_GVariant *))                                          \
+    X(CVAULTBUS_T_guint32, g_variant_get_uint32, (CVAULTBUS_T_GVariant *))                                            \
+    X(CVAULTBUS_T_guint64, g_variant_get_uint64, (CVAULTBUS_T_GVariant *))                                            \
+    X(const void *, g_variant_get_fixed_array, (CVAULTBUS_T_GVariant *, CVAULTBUS_T_gsize *, CVAULTBUS_T_gsize))      \
+    X(CVAULTBUS_T_GVariant *, g_variant_get_variant, (CVAULTBUS_T_GVariant *))                                        \
+    X(CVAULTBUS_T_GVariant *, g_variant_ref_sink, (CVAULTBUS_T_GVariant *))                                           \
+    X(void, g_variant_unref, (CVAULTBUS_T_GVariant *))                                                                \
+    X(CVAULTBUS_T_GVariant *, g_variant_new_string, (const char *))                                                   \
+    X(CVAULTBUS_T_GVariant *, g_variant_new_object_path, (const char *))                                              \
+    X(CVAULTBUS_T_GVariant *, g_variant_new_boolean, (CVAULTBUS_T_gboolean))                                          \
+    X(CVAULTBUS_T_GVariant *, g_variant_new_uint32, (CVAULTBUS_T_guint32))                                            \
+    X(CVAULTBUS_T_GVariant *, g_variant_new_uint64, (CVAULTBUS_T_guint64))                                            \
+    X(CVAULTBUS_T_GVariant *, g_variant_new_fixed_array,                                                              \
+      (const CVAULTBUS_T_GVariantType *, const void *, CVAULTBUS_T_gsize, CVAULTBUS_T_gsize))                         \
+    X(CVAULTBUS_T_GVariant *, g_variant_new_array,                                                                    \
+      (const CVAULTBUS_T_GVariantType *, CVAULTBUS_T_GVariant *const *, CVAULTBUS_T_gsize))                           \
+    X(CVAULTBUS_T_GVariant *, g_variant_new_tuple, (CVAULTBUS_T_GVariant *const *, CVAULTBUS_T_gsize))                \
+    X(CVAULTBUS_T_GVariant *, g_variant_new_dict_entry, (CVAULTBUS_T_GVariant *, CVAULTBUS_T_GVariant *))             \
+    X(CVAULTBUS_T_GVariant *, g_variant_new_variant, (CVAULTBUS_T_GVariant *))                                        \
     X(CVAULTBUS_T_gboolean, g_variant_type_string_is_valid, (const char *))
 
 #endif

@@ -170,10 +170,14 @@ CVaultSecret_Response CVaultSecret_Respond(
         memcpy(public_value, pair.public_value, CVAULTSECRET_GROUP_BYTES);
         CVaultSecret_KeyPairRelease(&pair);
         switch (agreement) {
-        case CVAULTSECRET_AGREEMENT_AGREED: return CVAULTSECRET_RESPONSE_AGREED;
-        case CVAULTSECRET_AGREEMENT_INVALID_PEER: return CVAULTSECRET_RESPONSE_INVALID_PEER;
-        case CVAULTSECRET_AGREEMENT_AMBIGUOUS: continue;
-        case CVAULTSECRET_AGREEMENT_FAILED: return CVAULTSECRET_RESPONSE_FAILED;
+        case CVAULTSECRET_AGREEMENT_AGREED:
+            return CVAULTSECRET_RESPONSE_AGREED;
+        case CVAULTSECRET_AGREEMENT_INVALID_PEER:
+            return CVAULTSECRET_RESPONSE_INVALID_PEER;
+        case CVAULTSECRET_AGREEMENT_AMBIGUOUS:
+            continue;
+        case CVAULTSECRET_AGREEMENT_FAILED:
+            return CVAULTSECRET_RESPONSE_FAILED;
         }
     }
     return CVAULTSECRET_RESPONSE_FAILED;

@@ -11,27 +11,10 @@ import VaultTestSupport
 struct SecretServiceABITests {
     @Test("the shim's copies of GLib, libsecret and libgcrypt declarations match the real headers")
     func declarationsMatchHeaders() throws {
-        let compiler = findExecutable("cc") ?? findExecutable("clang")
-        let pkgConfig = findExecutable("pkg-config")
-        let flags = try pkgConfig.map { try runTool($0, ["--cflags", "--libs", "libsecret-1"], timeout: 30) }
-        try requireKeyringComponent(
-            compiler == nil ? "no C compiler" : flags?.status != 0 ? "no libsecret-1 headers (libsecret-1-dev)" : nil)
-        guard let compiler, let flags else { return }
-
-        let directory = try makeTemporaryDirectory(prefix: "vault-abi")
-        defer { removeTemporaryDirectory(directory) }
-        let source = directory.appendingPathComponent("check.c")
-        let program = directory.appendingPathComponent("check")
-        try Self.checkProgram.write(to: source, atomically: true, encoding: .utf8)
-
-        let arguments =
-            ["-std=gnu11", "-Wall", "-Werror", "-I", try Self.shimDirectory(), source.path, "-o", program.path]
-            + flags.stdoutText.split(whereSeparator: \.isWhitespace).map(String.init) + ["-lgcrypt"]
-        let compiled = try runTool(compiler, arguments, timeout: 30)
-        #expect(compiled.status == 0, "the check does not compile:\n\(compiled.stderr)")
-        guard compiled.status == 0 else { return }
-        let ran = try runTool(program.path, [], timeout: 30)
-        #expect(ran.status == 0, "\(ran.stderr)")
+        guard
+            let ran = try ABICheck.run(
+                Self.checkProgram, package: "libsecret-1", shim: "CVaultSecret", libraries: ["-lgcrypt"])
+        else { return }
         #expect(
             ran.stdoutText.split(separator: "\n").map(String.init)
                 == [GLibErrorCode.dbusDomain, GLibErrorCode.ioDomain, GLibErrorCode.secretDomain])
@@ -50,15 +33,6 @@ struct SecretServiceABITests {
             #expect(
                 !needed.contains { $0.contains(library) }, "\(library) is linked:\n\(needed.joined(separator: "\n"))")
         }
-    }
-
-    /// Sources/CVaultSecret, found from this file (through a symlink, if the tests are linked in).
-    static func shimDirectory(file: String = #filePath) throws -> String {
-        let root = try #require(packageRoot(file: file), "no Package.swift above \(file)")
-        let directory = root.appendingPathComponent("Sources/CVaultSecret")
-        let header = directory.appendingPathComponent("glib_abi.h").path
-        try #require(FileManager.default.fileExists(atPath: header), "no \(header)")
-        return directory.path
     }
 
     /// A C program that fails to compile if a copied declaration differs from the real one,

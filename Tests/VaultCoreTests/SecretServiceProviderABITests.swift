@@ -9,28 +9,7 @@ import VaultTestSupport
 struct SecretServiceProviderABITests {
     @Test("the shim's copies of GLib and GIO declarations match the real headers")
     func declarationsMatchHeaders() throws {
-        let compiler = findExecutable("cc") ?? findExecutable("clang")
-        let pkgConfig = findExecutable("pkg-config")
-        let flags = try pkgConfig.map { try runTool($0, ["--cflags", "--libs", "gio-2.0"], timeout: 30) }
-        try requireKeyringComponent(
-            compiler == nil ? "no C compiler" : flags?.status != 0 ? "no gio-2.0 headers (libglib2.0-dev)" : nil)
-        guard let compiler, let flags else { return }
-
-        let directory = try makeTemporaryDirectory(prefix: "vault-abi")
-        defer { removeTemporaryDirectory(directory) }
-        let source = directory.appendingPathComponent("check.c")
-        let program = directory.appendingPathComponent("check")
-        try Self.checkProgram.write(to: source, atomically: true, encoding: .utf8)
-        let root = try #require(packageRoot(file: #filePath), "no Package.swift above \(#filePath)")
-        let shim = root.appendingPathComponent("Sources/CVaultBus").path
-        let arguments =
-            ["-std=gnu11", "-Wall", "-Werror", "-I", shim, source.path, "-o", program.path]
-            + flags.stdoutText.split(whereSeparator: \.isWhitespace).map(String.init)
-        let compiled = try runTool(compiler, arguments, timeout: 30)
-        #expect(compiled.status == 0, "the check does not compile:\n\(compiled.stderr)")
-        guard compiled.status == 0 else { return }
-        let ran = try runTool(program.path, [], timeout: 30)
-        #expect(ran.status == 0, "\(ran.stderr)")
+        _ = try ABICheck.run(Self.checkProgram, package: "gio-2.0", shim: "CVaultBus")
     }
 
     /// A C program that fails to compile if a copied declaration differs from the real one.

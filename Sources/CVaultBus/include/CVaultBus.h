@@ -45,18 +45,16 @@ typedef struct CVaultBus_Handlers {
     uint64_t (*_Nonnull interfaces)(void *_Nullable context, const char *_Nonnull path);
     /// A call whose arguments match the method's in-signature. The callee answers `invocation`.
     void (*_Nonnull method)(
-        void *_Nullable context, const char *_Nonnull sender, const char *_Nonnull path,
-        const char *_Nonnull interface, const char *_Nonnull method, CVaultBus_Variant *_Nonnull parameters,
-        CVaultBus_Invocation *_Nonnull invocation);
+        void *_Nullable context, const char *_Nonnull sender, const char *_Nonnull path, const char *_Nonnull interface,
+        const char *_Nonnull method, CVaultBus_Variant *_Nonnull parameters, CVaultBus_Invocation *_Nonnull invocation);
     /// A property's value (floating or owned: GDBus takes it), or NULL after CVaultBus_Fail.
     CVaultBus_Variant *_Nullable (*_Nonnull get_property)(
-        void *_Nullable context, const char *_Nonnull sender, const char *_Nonnull path,
-        const char *_Nonnull interface, const char *_Nonnull name, CVaultBus_Fault *_Nonnull fault);
+        void *_Nullable context, const char *_Nonnull sender, const char *_Nonnull path, const char *_Nonnull interface,
+        const char *_Nonnull name, CVaultBus_Fault *_Nullable fault);
     /// Sets a writable property to `value` (of the property's type); false after CVaultBus_Fail.
     bool (*_Nonnull set_property)(
-        void *_Nullable context, const char *_Nonnull sender, const char *_Nonnull path,
-        const char *_Nonnull interface, const char *_Nonnull name, CVaultBus_Variant *_Nonnull value,
-        CVaultBus_Fault *_Nonnull fault);
+        void *_Nullable context, const char *_Nonnull sender, const char *_Nonnull path, const char *_Nonnull interface,
+        const char *_Nonnull name, CVaultBus_Variant *_Nonnull value, CVaultBus_Fault *_Nullable fault);
 } CVaultBus_Handlers;
 
 /// Connects to the session bus (DBUS_SESSION_BUS_ADDRESS) and parses `xml` (one <node> with the
@@ -86,6 +84,9 @@ bool CVaultBus_ServerSenderUID(
     CVaultBus_Server *_Nonnull server, const char *_Nonnull sender, uint32_t *_Nonnull uid,
     CVaultBus_Error *_Nullable *_Nonnull error);
 
+/// Whether `name` (a unique bus name) is still connected: 1 or 0, or -1 if the bus does not say.
+int CVaultBus_ServerNameHasOwner(CVaultBus_Server *_Nonnull server, const char *_Nonnull name);
+
 /// Runs the server's main loop: returns when the connection to the bus closes (the bus went away)
 /// or CVaultBus_ServerStop is called from a callback.
 void CVaultBus_ServerRun(CVaultBus_Server *_Nonnull server);
@@ -104,8 +105,12 @@ void CVaultBus_Return(CVaultBus_Invocation *_Nonnull invocation, CVaultBus_Varia
 /// Answers a call with the D-Bus error `name` and `message`.
 void CVaultBus_ReturnError(
     CVaultBus_Invocation *_Nonnull invocation, const char *_Nonnull name, const char *_Nonnull message);
-/// Fails a property callback with the D-Bus error `name` and `message`.
-void CVaultBus_Fail(CVaultBus_Fault *_Nonnull fault, const char *_Nonnull name, const char *_Nonnull message);
+/// Fails a property callback with the D-Bus error `name` and `message` (a NULL fault: GDBus
+/// reports nothing for that property).
+void CVaultBus_Fail(CVaultBus_Fault *_Nullable fault, const char *_Nonnull name, const char *_Nonnull message);
+/// Registers D-Bus error names (strings that live for the process) so that property failures keep
+/// them (CVaultBus_Fail); names GLib maps already keep their mapping. Once per process.
+void CVaultBus_RegisterErrors(const char *_Nonnull const *_Nonnull names, size_t count);
 
 /// A GError's message (owned by the error).
 const char *_Nonnull CVaultBus_ErrorMessage(const CVaultBus_Error *_Nonnull error);
@@ -142,7 +147,8 @@ CVaultBus_Variant *_Nonnull CVaultBus_BuildBytes(const uint8_t *_Nullable bytes,
 CVaultBus_Variant *_Nonnull CVaultBus_BuildArray(
     const char *_Nonnull element, CVaultBus_Variant *_Nonnull const *_Nullable values, size_t count);
 CVaultBus_Variant *_Nonnull CVaultBus_BuildTuple(CVaultBus_Variant *_Nonnull const *_Nullable values, size_t count);
-CVaultBus_Variant *_Nonnull CVaultBus_BuildDictEntry(CVaultBus_Variant *_Nonnull key, CVaultBus_Variant *_Nonnull value);
+CVaultBus_Variant *_Nonnull CVaultBus_BuildDictEntry(
+    CVaultBus_Variant *_Nonnull key, CVaultBus_Variant *_Nonnull value);
 CVaultBus_Variant *_Nonnull CVaultBus_BuildVariant(CVaultBus_Variant *_Nonnull value);
 /// Whether `type` is a valid GVariant type string (for CVaultBus_BuildArray's `element`).
 bool CVaultBus_TypeIsValid(const char *_Nonnull type);

@@ -19,12 +19,21 @@ final class ServedVault {
 
     /// The programs the provider tests run, or why they cannot run here.
     static func missingTools() -> String? {
-        PrivateBus.missingTools(for: .none) ?? (findExecutable("secret-tool") == nil ? "not installed: secret-tool" : nil)
+        PrivateBus.missingTools(for: .none)
+            ?? (findExecutable("secret-tool") == nil ? "not installed: secret-tool" : nil)
     }
 
-    init(withKey: Bool = true, file prepare: ((IdentityVault) throws -> Void)? = nil) throws {
+    /// Whether this fixture made the vault (and removes it).
+    private let ownsVault: Bool
+
+    /// A provider over a new vault (`prepare` runs before it starts), or over `sharing`'s vault
+    /// file, on a bus of its own.
+    init(withKey: Bool = true, sharing: ServedVault? = nil, file prepare: ((IdentityVault) throws -> Void)? = nil)
+        throws
+    {
         try requireKeyringComponent(Self.missingTools())
-        vault = try IdentityVault()
+        vault = try sharing?.vault ?? IdentityVault()
+        ownsVault = sharing == nil
         bus = try PrivateBus(.none)
         try prepare?(vault)
         try start(withKey: withKey)
@@ -33,7 +42,7 @@ final class ServedVault {
     deinit {
         stopProvider()
         bus.stop()
-        vault.cleanUp()
+        if ownsVault { vault.cleanUp() }
     }
 
     /// The environment of every client: the vault's (HOME, no VAULT_* key) and the private bus.
@@ -67,14 +76,23 @@ final class ServedVault {
         provider = 0
     }
 
-    /// Whether the provider is still running (not exited).
-    var providerIsRunning: Bool { provider > 0 && waitChild(provider, timeout: 0) == nil }
+    /// Whether the provider is still running (an exited one is reaped).
+    var providerIsRunning: Bool { provider > 0 && waitForExit(timeout: 0) == nil }
+
+    /// Waits up to `timeout` seconds for the provider to exit: its status, or nil while it runs.
+    func waitForExit(timeout: Double) -> Int32? {
+        guard provider > 0 else { return nil }
+        let status = waitChild(provider, timeout: timeout)
+        if status != nil { provider = 0 }
+        return status
+    }
 
     /// Runs a client program against the provider.
     func run(_ executable: String, _ arguments: [String], stdin: [UInt8] = [], timeout: Double = 30) throws
         -> ToolResult
     {
-        try runTool(executable, arguments, input: stdin, environment: clientEnvironment, timeout: timeout, ownGroup: true)
+        try runTool(
+            executable, arguments, input: stdin, environment: clientEnvironment, timeout: timeout, ownGroup: true)
     }
 
     func secretTool(_ arguments: [String], stdin: [UInt8] = []) throws -> ToolResult {

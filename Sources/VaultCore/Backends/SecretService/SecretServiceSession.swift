@@ -65,7 +65,8 @@ enum SessionResponder {
             publicValue.withUnsafeMutableBufferPointer { (publicBytes) in
                 peer.withUnsafeBufferPointer { (peerBytes) in
                     CVaultSecret_Respond(
-                        peerBytes.baseAddress ?? UnsafePointer(publicBytes.baseAddress!), peerBytes.count, publicBytes.baseAddress!,
+                        peerBytes.baseAddress ?? UnsafePointer(publicBytes.baseAddress!), peerBytes.count,
+                        publicBytes.baseAddress!,
                         sharedBytes.baseAddress!.assumingMemoryBound(to: UInt8.self))
                 }
             }

@@ -133,6 +133,7 @@ final class ProviderBus {
             set_property: { context, sender, path, interface, name, value, fault in
                 HandlerBox.from(context).setProperty(sender, path, interface, name, value, fault)
             })
+        Self.registerErrors
         var error: OpaquePointer?
         guard let made = CVaultBus_ServerNew(ProviderInterface.introspectionXML, handlers, &error) else {
             throw VaultError(.unavailable, "cannot serve on the session bus: \(Self.message(taking: error))")
@@ -141,6 +142,12 @@ final class ProviderBus {
         box.server = made
         for root in Self.roots { try register(root) }
     }
+
+    /// The provider's error names, registered with GLib once (they live as long as the process).
+    private static let registerErrors: Void = {
+        let names = ProviderError.registered.map { UnsafePointer(strdup($0)!) }
+        names.withUnsafeBufferPointer { CVaultBus_RegisterErrors($0.baseAddress!, $0.count) }
+    }()
 
     /// Serves the object at `path` and those one level below it (a collection's items), once.
     func register(_ path: String) throws(VaultError) {
@@ -179,6 +186,9 @@ final class ProviderBus {
         }
         return uid
     }
+
+    /// Whether the client with this unique bus name is still connected (true when unknown).
+    func isConnected(_ sender: String) -> Bool { CVaultBus_ServerNameHasOwner(server, sender) != 0 }
 
     fileprivate static func message(taking error: OpaquePointer?) -> String {
         guard let error else { return "unknown error" }
@@ -225,7 +235,7 @@ final class ProviderBus {
 
         func property(
             _ sender: UnsafePointer<CChar>, _ path: UnsafePointer<CChar>, _ interface: UnsafePointer<CChar>,
-            _ name: UnsafePointer<CChar>, _ fault: OpaquePointer
+            _ name: UnsafePointer<CChar>, _ fault: OpaquePointer?
         ) -> OpaquePointer? {
             switch handler.property(
                 String(cString: name), of: String(cString: interface), at: String(cString: path),
@@ -240,7 +250,7 @@ final class ProviderBus {
 
         func setProperty(
             _ sender: UnsafePointer<CChar>, _ path: UnsafePointer<CChar>, _ interface: UnsafePointer<CChar>,
-            _ name: UnsafePointer<CChar>, _ value: OpaquePointer, _ fault: OpaquePointer
+            _ name: UnsafePointer<CChar>, _ value: OpaquePointer, _ fault: OpaquePointer?
         ) -> Bool {
             switch handler.setProperty(
                 String(cString: name), of: String(cString: interface), at: String(cString: path),
@@ -261,8 +271,8 @@ final class ProviderBus {
             for signal in signals {
                 var error: OpaquePointer?
                 if !CVaultBus_ServerEmit(
-                    server, signal.path, signal.interface, signal.name, BusValue.tuple(signal.arguments).build(), &error)
-                {
+                    server, signal.path, signal.interface, signal.name, BusValue.tuple(signal.arguments).build(), &error
+                ) {
                     CVaultBus_ErrorFree(error)
                 }
             }
@@ -292,7 +302,9 @@ extension BusValue {
             defer { CVaultBus_VariantUnref(inner) }
             return .variant(read(inner))
         default:
-            guard let first = type.first, first == "a" || first == "(" || first == "{" else { return .unsupported(type) }
+            guard let first = type.first, first == "a" || first == "(" || first == "{" else {
+                return .unsupported(type)
+            }
             let children = (0..<CVaultBus_VariantCount(variant)).map { (index) -> BusValue in
                 let child = CVaultBus_VariantChild(variant, index)
                 defer { CVaultBus_VariantUnref(child) }
@@ -315,7 +327,9 @@ extension BusValue {
         case .uint32(let value): return CVaultBus_BuildUInt32(value)
         case .uint64(let value): return CVaultBus_BuildUInt64(value)
         case .bytes(let bytes):
-            return bytes.withUnsafeBytes { CVaultBus_BuildBytes($0.baseAddress?.assumingMemoryBound(to: UInt8.self), $0.count) }
+            return bytes.withUnsafeBytes {
+                CVaultBus_BuildBytes($0.baseAddress?.assumingMemoryBound(to: UInt8.self), $0.count)
+            }
         case .array(let element, let values):
             let built: [OpaquePointer] = values.map { $0.build() }
             return built.withUnsafeBufferPointer { CVaultBus_BuildArray(element, $0.baseAddress, $0.count) }

@@ -77,7 +77,7 @@ enum ProviderInterface: Int, CaseIterable {
                 <property name="Locked" type="b" access="read"/>
                 <property name="Attributes" type="a{ss}" access="readwrite"/>
                 <property name="Label" type="s" access="readwrite"/>
-                <property name="Type" type="s" access="readwrite"/>
+                <property name="Type" type="s" access="read"/>
                 <property name="Created" type="t" access="read"/>
                 <property name="Modified" type="t" access="read"/>
                 """
@@ -114,6 +114,9 @@ enum ProviderError {
     static let accessDenied = "org.freedesktop.DBus.Error.AccessDenied"
     static let failed = "org.freedesktop.DBus.Error.Failed"
     static let limitsExceeded = "org.freedesktop.DBus.Error.LimitsExceeded"
+
+    /// The names GLib does not know already, registered so that property failures keep them.
+    static let registered = [isLocked, noSession, noSuchObject]
 }
 
 /// The provider's object paths.
@@ -146,10 +149,12 @@ enum ProviderPath {
         if path == providerObject { return .provider }
         for (prefix, depth) in [(collectionPrefix, 2), (aliasPrefix, 2), (sessionPrefix, 1), (promptPrefix, 1)] {
             guard path.hasPrefix(prefix) else { continue }
-            let parts = path.dropFirst(prefix.count).split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+            let parts = path.dropFirst(prefix.count).split(separator: "/", omittingEmptySubsequences: false).map(
+                String.init)
             guard (1...depth).contains(parts.count), parts.allSatisfy(isElement) else { return nil }
             switch prefix {
-            case collectionPrefix: return parts.count == 1 ? .collection(parts[0]) : .item(collection: parts[0], id: parts[1])
+            case collectionPrefix:
+                return parts.count == 1 ? .collection(parts[0]) : .item(collection: parts[0], id: parts[1])
             case aliasPrefix: return parts.count == 1 ? .alias(parts[0]) : nil
             case sessionPrefix: return .session(parts[0])
             default: return .prompt(parts[0])
@@ -164,13 +169,17 @@ enum ProviderPath {
     /// Whether `element` may be one element of an object path: [A-Za-z0-9_], not empty.
     static func isElement(_ element: String) -> Bool {
         !element.isEmpty
-            && element.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x7A) || $0 == 0x5F }
+            && element.utf8.allSatisfy {
+                ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x7A) || $0 == 0x5F
+            }
     }
 
     /// Whether `path` is a valid D-Bus object path.
     static func isValid(_ path: String) -> Bool {
         guard path.hasPrefix("/") else { return false }
         if path == "/" { return true }
-        return path.dropFirst().split(separator: "/", omittingEmptySubsequences: false).allSatisfy { isElement(String($0)) }
+        return path.dropFirst().split(separator: "/", omittingEmptySubsequences: false).allSatisfy {
+            isElement(String($0))
+        }
     }
 }

@@ -32,7 +32,9 @@ struct ProviderRecord {
         out.append(kind.rawValue)
         func field(_ bytes: some Collection<UInt8>) {
             let count = UInt32(bytes.count)
-            for shift in stride(from: 24, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: count >> UInt32(shift))) }
+            for shift in stride(from: 24, through: 0, by: -8) {
+                out.append(UInt8(truncatingIfNeeded: count >> UInt32(shift)))
+            }
             out.append(contentsOf: bytes)
         }
         field(label.utf8)

@@ -44,7 +44,8 @@ final class ProviderStore {
         for record in try records() {
             let parts = record.name.account.split(separator: "/", maxSplits: 2).map(String.init)
             switch (parts.first, parts.count) {
-            case ("a", 2): snapshot.aliases[parts[1]] = record.value.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+            case ("a", 2):
+                snapshot.aliases[parts[1]] = record.value.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
             case ("c", 2):
                 if let decoded = ProviderRecord(decoding: record.value), decoded.kind == .collection {
                     snapshot.collections[parts[1]] = decoded

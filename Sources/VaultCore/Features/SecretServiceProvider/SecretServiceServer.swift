@@ -47,6 +47,8 @@ public final class SecretServiceServer: BusHandler {
     private var counter: UInt64 = 0
     /// Set by Lock, cleared by an Unlock that succeeds.
     private var lockedByRequest = false
+    /// Whether libgcrypt is there for dh-ietf1024-sha256-aes128-cbc-pkcs7 sessions.
+    private var hasKeyAgreement = false
 
     public init(store: any SecretStore) {
         items = ProviderStore(store: store)
@@ -57,9 +59,9 @@ public final class SecretServiceServer: BusHandler {
     /// another program owns the name.
     public func serve(ready: () -> Void = {}) throws(VaultError) {
         if let reason = ProviderBus.load() { throw VaultError(.unavailable, "cannot load GDBus: \(reason)") }
-        if let reason = SessionResponder.load() {
-            throw VaultError(.unavailable, "cannot load libgcrypt for encrypted sessions: \(reason)")
-        }
+        // Without libgcrypt, sessions are plain only: clients fall back to them (the spec's
+        // NotSupported for the algorithm), as they do with a libsecret built without it.
+        hasKeyAgreement = SessionResponder.load() == nil
         let bus = try ProviderBus(handler: self)
         self.bus = bus
         defer { self.bus = nil }
@@ -92,9 +94,7 @@ public final class SecretServiceServer: BusHandler {
             switch (ProviderPath.parse(call.path), ProviderInterface(name: call.interface)) {
             case (.service, .service): return try serviceCall(call)
             case (.collection(let id), .collection): return try collectionCall(call, id: id)
-            case (.alias(let alias), .collection):
-                guard let id = try snapshot().collection(forAlias: alias) else { throw noSuchObject(call.path) }
-                return try collectionCall(call, id: id)
+            case (.alias(let alias), .collection): return try collectionCall(call, id: try collection(forAlias: alias))
             case (.item(let collection, let id), .item): return try itemCall(call, collection: collection, id: id)
             case (.session(let id), .session):
                 guard sessions[id]?.owner == call.sender else { throw noSuchObject(call.path) }
@@ -104,12 +104,14 @@ public final class SecretServiceServer: BusHandler {
                 guard prompts[id] == call.sender else { throw noSuchObject(call.path) }
                 prompts[id] = nil
                 // No person can be asked: the prompt ends at once, dismissed (Prompt and Dismiss).
+                // Every prompt is an Unlock's, whose result is the unlocked objects (`ao`, none):
+                // clients check the result's type even when it is dismissed.
                 return BusAnswer(
                     reply: .success([]),
                     signals: [
                         BusSignal(
                             path: call.path, interface: ProviderInterface.prompt.name, name: "Completed",
-                            arguments: [.boolean(true), .variant(.string(""))])
+                            arguments: [.boolean(true), .variant(.paths([]))])
                     ])
             case (.provider, .vaultProvider): return try providerCall(call)
             default: throw noSuchObject(call.path)
@@ -121,16 +123,16 @@ public final class SecretServiceServer: BusHandler {
 
     func property(_ name: String, of interface: String, at path: String, sender: String) -> Result<BusValue, BusFailure>
     {
-        guard isOwnUser(sender) else { return .failure(BusFailure(name: ProviderError.accessDenied, message: "not this user's")) }
+        guard isOwnUser(sender) else {
+            return .failure(BusFailure(name: ProviderError.accessDenied, message: "not this user's"))
+        }
         do throws(BusFailure) {
             switch ProviderPath.parse(path) {
             case .service:
                 guard name == "Collections" else { throw unknownProperty(name) }
                 return .success(.paths(try snapshot().collectionIDs.map(ProviderPath.collection)))
             case .collection(let id): return .success(try collectionProperty(name, id: id))
-            case .alias(let alias):
-                guard let id = try snapshot().collection(forAlias: alias) else { throw noSuchObject(path) }
-                return .success(try collectionProperty(name, id: id))
+            case .alias(let alias): return .success(try collectionProperty(name, id: try collection(forAlias: alias)))
             case .item(let collection, let id):
                 if name == "Locked" { return .success(.boolean(isLocked)) }
                 let record = try item(collection, id, path: path)
@@ -152,7 +154,9 @@ public final class SecretServiceServer: BusHandler {
     func setProperty(
         _ name: String, of interface: String, at path: String, to value: BusValue, sender: String
     ) -> Result<[BusSignal], BusFailure> {
-        guard isOwnUser(sender) else { return .failure(BusFailure(name: ProviderError.accessDenied, message: "not this user's")) }
+        guard isOwnUser(sender) else {
+            return .failure(BusFailure(name: ProviderError.accessDenied, message: "not this user's"))
+        }
         do throws(BusFailure) {
             switch (ProviderPath.parse(path), name) {
             case (.collection(let id), "Label"):
@@ -162,8 +166,7 @@ public final class SecretServiceServer: BusHandler {
                 record.modified = .now()
                 try storing { () throws(VaultError) in try items.writeCollection(record, id: id) }
                 return .success([collectionSignal("CollectionChanged", id)])
-            case (.item(let collection, let id), "Label"), (.item(let collection, let id), "Attributes"),
-                (.item(let collection, let id), "Type"):
+            case (.item(let collection, let id), "Label"), (.item(let collection, let id), "Attributes"):
                 var record = try item(collection, id, path: path)
                 if name == "Label" { record.label = try checkedText(value.text ?? "", what: "label") }
                 if name == "Attributes" { record.attributes = try attributes(value) }
@@ -186,6 +189,7 @@ public final class SecretServiceServer: BusHandler {
             guard case .string(let algorithm) = arguments[0], case .variant(let input) = arguments[1] else {
                 throw invalid("OpenSession takes (sv)")
             }
+            if sessions.count >= Self.maximumSessions { forgetDisconnected() }
             guard sessions.count < Self.maximumSessions else {
                 throw BusFailure(name: ProviderError.limitsExceeded, message: "too many open sessions")
             }
@@ -195,7 +199,7 @@ public final class SecretServiceServer: BusHandler {
             case "plain":
                 output = .string("")
                 cipher = SessionCipher(sharedSecret: nil)
-            case "dh-ietf1024-sha256-aes128-cbc-pkcs7":
+            case "dh-ietf1024-sha256-aes128-cbc-pkcs7" where hasKeyAgreement:
                 guard case .bytes(let peer) = input else { throw invalid("the session's input is not an ay") }
                 let response: (publicValue: [UInt8], cipher: SessionCipher)?
                 do {
@@ -229,7 +233,8 @@ public final class SecretServiceServer: BusHandler {
             let id = newCollectionID(label: label.isEmpty ? alias : label, taken: snapshot)
             let now = Timestamp.now()
             try storing { () throws(VaultError) in
-                try items.writeCollection(ProviderRecord(kind: .collection, label: label, created: now, modified: now), id: id)
+                try items.writeCollection(
+                    ProviderRecord(kind: .collection, label: label, created: now, modified: now), id: id)
                 if !alias.isEmpty { try items.writeAlias(alias, collection: id) }
             }
             try storing { () throws(VaultError) in try bus?.register(ProviderPath.collection(id)) }
@@ -266,7 +271,8 @@ public final class SecretServiceServer: BusHandler {
                 guard case .item(let collection, let id) = ProviderPath.parse(path),
                     let record = snapshot.items[collection]?[id]
                 else { continue }
-                secrets.append(.dictEntry(.objectPath(path), try secretStruct(record, session: session, cipher: cipher)))
+                secrets.append(
+                    .dictEntry(.objectPath(path), try secretStruct(record, session: session, cipher: cipher)))
             }
             return BusAnswer(reply: .success([.array(element: "{o(oayays)}", secrets)]))
         case "ReadAlias":
@@ -282,7 +288,8 @@ public final class SecretServiceServer: BusHandler {
             try requireUnlocked()
             var id = ""
             if path != "/" {
-                guard case .collection(let target) = ProviderPath.parse(path), try snapshot().hasCollection(target) else {
+                guard case .collection(let target) = ProviderPath.parse(path), try snapshot().hasCollection(target)
+                else {
                     throw noSuchObject(path)
                 }
                 id = target
@@ -355,7 +362,15 @@ public final class SecretServiceServer: BusHandler {
     }
 
     private func collectionProperty(_ name: String, id: String) throws(BusFailure) -> BusValue {
-        if name == "Locked" { return .boolean(isLocked) }
+        let locked = isLocked
+        switch (name, locked) {
+        case ("Locked", _): return .boolean(locked)
+        // What a locked store's encryption hides: the label by the collection's name, no times.
+        // Clients read these to check that a collection exists before they unlock it.
+        case ("Label", true): return .string(id == ProviderStore.loginCollection ? "Login" : id)
+        case ("Created", true), ("Modified", true): return .uint64(0)
+        default: break
+        }
         let snapshot = try snapshot()
         let record = try collectionRecord(id, in: snapshot)
         switch name {
@@ -367,8 +382,26 @@ public final class SecretServiceServer: BusHandler {
         }
     }
 
+    /// The collection at `/aliases/ALIAS`. While the store is locked its aliases cannot be read:
+    /// then `default` is `login`, as it is until SetAlias says otherwise.
+    private func collection(forAlias alias: String) throws(BusFailure) -> String {
+        let snapshot: ProviderStore.Snapshot
+        do {
+            snapshot = try self.snapshot()
+        } catch {
+            if error.name == ProviderError.isLocked, alias == "default" { return ProviderStore.loginCollection }
+            throw error
+        }
+        guard let id = snapshot.collection(forAlias: alias) else {
+            throw noSuchObject(ProviderPath.aliasPrefix + alias)
+        }
+        return id
+    }
+
     /// A collection's record; `login`'s default until it is first written.
-    private func collectionRecord(_ id: String, in snapshot: ProviderStore.Snapshot) throws(BusFailure) -> ProviderRecord {
+    private func collectionRecord(_ id: String, in snapshot: ProviderStore.Snapshot) throws(BusFailure)
+        -> ProviderRecord
+    {
         if let record = snapshot.collections[id] { return record }
         guard id == ProviderStore.loginCollection else { throw noSuchObject(ProviderPath.collection(id)) }
         return ProviderRecord(kind: .collection, label: "Login", created: .now(), modified: .now())
@@ -405,7 +438,8 @@ public final class SecretServiceServer: BusHandler {
     // MARK: - Secrets and sessions
 
     private func sessionCipher(_ path: String, sender: String) throws(BusFailure) -> SessionCipher {
-        guard case .session(let id) = ProviderPath.parse(path), let session = sessions[id], session.owner == sender else {
+        guard case .session(let id) = ProviderPath.parse(path), let session = sessions[id], session.owner == sender
+        else {
             throw BusFailure(name: ProviderError.noSession, message: "no session \(path)")
         }
         return session.cipher
@@ -494,7 +528,8 @@ public final class SecretServiceServer: BusHandler {
                 throw BusFailure(name: ProviderError.isLocked, message: error.message)
             }
             lockedByRequest = false
-            return BusAnswer(reply: .success([]), signals: [serviceSignal("CollectionChanged", ProviderStore.loginCollection)])
+            return BusAnswer(
+                reply: .success([]), signals: [serviceSignal("CollectionChanged", ProviderStore.loginCollection)])
         case "Lock":
             return BusAnswer(reply: .success([]), signals: lock())
         default:
@@ -524,7 +559,9 @@ public final class SecretServiceServer: BusHandler {
         do {
             return try body()
         } catch {
-            if error.code == .cannotUnlock { throw BusFailure(name: ProviderError.isLocked, message: error.message) }
+            if error.code == .cannotUnlock {
+                throw BusFailure(name: ProviderError.isLocked, message: "locked: \(error.message)")
+            }
             throw BusFailure(name: ProviderError.failed, message: error.message)
         }
     }
@@ -550,9 +587,26 @@ public final class SecretServiceServer: BusHandler {
         return text
     }
 
+    /// Drops the sessions, prompts and callers of clients that have left the bus: most clients
+    /// never close their session.
+    private func forgetDisconnected() {
+        guard let bus else { return }
+        var connected: [String: Bool] = [:]
+        func isConnected(_ name: String) -> Bool {
+            if let known = connected[name] { return known }
+            let answer = bus.isConnected(name)
+            connected[name] = answer
+            return answer
+        }
+        sessions = sessions.filter { isConnected($0.value.owner) }
+        prompts = prompts.filter { isConnected($0.value) }
+        callers = callers.filter { isConnected($0.key) }
+    }
+
     private func isOwnUser(_ sender: String) -> Bool {
         if let known = callers[sender] { return known }
         let allowed = bus?.uid(of: sender) == getuid()
+        if callers.count >= Self.maximumSessions { forgetDisconnected() }
         callers[sender] = allowed
         return allowed
     }
@@ -569,13 +623,18 @@ public final class SecretServiceServer: BusHandler {
     }
 
     private func newCollectionID(label: String, taken snapshot: ProviderStore.Snapshot) -> String {
-        let base = String(label.lowercased().unicodeScalars.map { ProviderPath.isElement(String($0)) ? Character($0) : "_" })
+        let base = String(
+            label.lowercased().unicodeScalars.map { ProviderPath.isElement(String($0)) ? Character($0) : "_" })
         var id = base.isEmpty ? "collection" : String(base.prefix(64))
-        while snapshot.hasCollection(id) || snapshot.aliases[id] != nil { id = (base.isEmpty ? "collection" : base) + "_" + randomID() }
+        while snapshot.hasCollection(id) || snapshot.aliases[id] != nil {
+            id = (base.isEmpty ? "collection" : base) + "_" + randomID()
+        }
         return id
     }
 
-    private func invalid(_ message: String) -> BusFailure { BusFailure(name: ProviderError.invalidArgs, message: message) }
+    private func invalid(_ message: String) -> BusFailure {
+        BusFailure(name: ProviderError.invalidArgs, message: message)
+    }
     private func noSuchObject(_ path: String) -> BusFailure {
         BusFailure(name: ProviderError.noSuchObject, message: "no such object \(path)")
     }
