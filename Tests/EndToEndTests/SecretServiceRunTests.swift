@@ -112,6 +112,28 @@ struct SecretServiceRunTests {
             "left behind: \(LeftBehind.processes(mentioning: runtime + "/vault-bus."))")
     }
 
+    @Test(
+        "SIGTERM to vault goes on to COMMAND (docker stop of a container whose PID 1 is vault): its status, the bus gone"
+    )
+    func terminationForwarded() throws {
+        try Self.requireTools()
+        let vault = try Self.vault()
+        defer { vault.cleanUp() }
+        let runtime = vault.runner.environment["XDG_RUNTIME_DIR"]!
+        let marker = vault.runner.path("started")
+        let script = "trap 'echo terminated; exit 9' TERM; touch '\(marker)'; while :; do sleep 0.1; done"
+        let running = try ChildProcess(
+            VaultRunner.binary, ["secret-service", "run", "--", "/bin/sh", "-c", script],
+            environment: vault.runner.environment, ownGroup: true)
+        defer { Glibc.kill(-running.pid, SIGKILL) }
+        try #require(LeftBehind.waitUntil(timeout: 60) { FileManager.default.fileExists(atPath: marker) })
+        Glibc.kill(running.pid, SIGTERM)
+        let result = try #require(try running.wait(seconds: 60))
+        #expect(result.status == 9, "\(result.stderr)")
+        #expect(result.stdoutText == "terminated\n")
+        #expect(LeftBehind.processes(mentioning: runtime + "/vault-bus.").isEmpty)
+    }
+
     @Test("bad uses: no COMMAND (2), COMMAND not found (127), no dbus-daemon (5), the Secret Service as the store (2)")
     func badUses() throws {
         try Self.requireTools()

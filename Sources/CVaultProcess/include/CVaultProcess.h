@@ -42,6 +42,12 @@ int CVaultProcess_closeOnExecExcept(int lowest, const int *_Nullable kept, int k
 /// then not guarded). SIGKILL of vault itself cannot be caught: the group then lives on.
 int CVaultProcess_guardGroup(pid_t group);
 
+/// Passes SIGTERM and SIGHUP sent to vault on to `child` (the user's command that `vault
+/// secret-service run` waits for), until called again with 0, which puts back the handlers that
+/// were there. A handler must make only async-signal-safe calls, which C can promise; hence C.
+/// Returns 0, or -1 with errno set.
+int CVaultProcess_forwardSignals(pid_t child);
+
 /// Stops guarding the group in `slot` (from CVaultProcess_guardGroup; -1 is ignored). Call it
 /// once the group's leader is reaped.
 void CVaultProcess_releaseGroup(int slot);

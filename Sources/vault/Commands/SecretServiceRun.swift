@@ -12,7 +12,8 @@ extension SecretServiceAction {
             bus and the provider when COMMAND ends, also when COMMAND is killed; if vault itself is
             killed, the kernel stops the bus. Its exit status is COMMAND's (128 + N when signal N killed
             it; 127 or 126 if it cannot start). COMMAND runs in the foreground, without vault's key
-            variables; the provider gets them. No X11 or DISPLAY is needed.
+            variables; the provider gets them. SIGTERM and SIGHUP to vault go on to COMMAND. No X11 or
+            DISPLAY is needed.
             """,
         run: { (invocation, command) throws(VaultError) in try SecretServiceRun.run(invocation, command: command) })
 }

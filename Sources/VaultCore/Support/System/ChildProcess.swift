@@ -203,9 +203,19 @@ final class ChildProcess {
     }
 
     /// The child's wait status once it exits, however long it runs (the user's command): a
-    /// blocking wait, retried when a signal interrupts it.
+    /// blocking wait, retried when a signal interrupts it. Meanwhile SIGTERM and SIGHUP to vault
+    /// go on to the child (`CVaultProcess_forwardSignals`); the forwarding stops once it has
+    /// exited and before it is reaped, so that a signal never reaches a process that took its number.
     func waitToEnd() -> Result<Int32, Errno> {
         guard !reaped else { return .failure(Errno(rawValue: ECHILD)) }
+        _ = CVaultProcess_forwardSignals(pid)
+        var exited = siginfo_t()
+        let waited = valueOrErrno { waitid(P_PID, id_t(pid), &exited, WEXITED | WNOWAIT) }
+        _ = CVaultProcess_forwardSignals(0)
+        if case .failure(let error) = waited {
+            reaped = true
+            return .failure(error)
+        }
         var status: Int32 = 0
         let result = valueOrErrno { waitpid(pid, &status, 0) }
         reaped = true
