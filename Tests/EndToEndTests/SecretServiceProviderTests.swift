@@ -4,6 +4,10 @@ import VaultAge
 import VaultSecureBytes
 import VaultTestSupport
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// `vault secret-service serve` with unmodified clients: each test starts a private bus with the
 /// provider on it (``ServedVault``) and checks what the clients see and what the vault file holds.
 @Suite("Secret Service provider")
@@ -314,6 +318,59 @@ struct SecretServiceProviderTests {
             VaultRunner.binary, ["secret-service", "serve"], environment: environment, timeout: 30)
         second.expectFailure(7, "already provides org.freedesktop.secrets")
         #expect(served.providerIsRunning)
+    }
+
+    @Test("a caller of another uid is refused, even on a bus that lets every user in")
+    func otherUserRefused() throws {
+        try requireKeyringComponent(ServedVault.missingTools())
+        let setpriv = findExecutable("setpriv")
+        try requireComponent(setpriv == nil ? "not installed: setpriv (util-linux)" : nil)
+        try requireComponent(getuid() == 0 ? nil : "needs root to call as another user", required: false)
+        // A bus of its own whose policy admits any uid (the tests' private bus, like a session
+        // bus, admits only its owner's), in a folder others may enter.
+        let directory = try makeTemporaryDirectory(prefix: "vault-open-bus")
+        defer { removeTemporaryDirectory(directory) }
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory.path)
+        let configuration = directory.appendingPathComponent("bus.conf")
+        let root = try #require(packageRoot(), "no Package.swift above the tests")
+        let privateBus = try String(
+            contentsOf: root.appendingPathComponent("Tests/private-bus.conf"), encoding: .utf8)
+        try #require(privateBus.contains("<allow own=\"*\"/>"))
+        try privateBus.replacingOccurrences(of: "<allow own=\"*\"/>", with: "<allow own=\"*\"/><allow user=\"*\"/>")
+            .write(to: configuration, atomically: true, encoding: .utf8)
+        let socket = directory.appendingPathComponent("bus").path
+        let bus = try spawnChild(
+            try #require(findExecutable("dbus-daemon")),
+            ["--config-file=\(configuration.path)", "--address=unix:path=\(socket)", "--nofork"], environment: nil,
+            input: .null, ownGroup: true)
+        defer { stopChild(bus) }
+        let vault = try IdentityVault()
+        defer { vault.cleanUp() }
+        var environment = vault.runner.environment
+        environment["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=\(socket)"
+        let gdbus = try #require(findExecutable("gdbus"))
+        // The socket appears when the bus listens (the private bus's own wait is a shell loop too).
+        for _ in 0..<2000 where !FileManager.default.fileExists(atPath: socket) { usleep(10_000) }
+        try #require(FileManager.default.fileExists(atPath: socket), "the open bus did not start")
+        let provider = try spawnChild(
+            VaultRunner.binary, ["secret-service", "serve"], environment: environment, input: .null, ownGroup: true)
+        defer { stopChild(provider) }
+        let waited = try runTool(
+            gdbus, ["wait", "--session", "--timeout", "20", "org.freedesktop.secrets"], environment: environment,
+            timeout: 30)
+        try #require(waited.status == 0, "the provider did not start: \(waited.stderr)")
+
+        let call = [
+            "call", "--session", "--dest", "org.freedesktop.secrets", "--object-path", "/org/freedesktop/secrets",
+            "--method", "org.freedesktop.Secret.Service.SearchItems", "{}",
+        ]
+        let own = try runTool(gdbus, call, environment: environment, timeout: 30)
+        #expect(own.status == 0, "the provider's own user: \(own.stderr)")
+        let other = try runTool(
+            setpriv!, ["--reuid=65534", "--regid=65534", "--clear-groups", gdbus] + call, environment: environment,
+            timeout: 30)
+        #expect(
+            other.status != 0 && other.stderr.contains("org.freedesktop.DBus.Error.AccessDenied"), "\(other.stderr)")
     }
 
     @Test("a provider over the Secret Service itself is refused, exit 2")

@@ -139,7 +139,7 @@ public final class SecretServiceServer: BusHandler {
                 switch name {
                 case "Attributes": return .success(.dictionary(record.attributes))
                 case "Label": return .success(.string(record.label))
-                case "Type": return .success(.string(record.attributes["xdg:schema"] ?? ""))
+                case "Type": return .success(.string(record.attributes[SecretServiceItems.schemaKey] ?? ""))
                 case "Created": return .success(.uint64(UInt64(max(0, record.created.secondsSince1970))))
                 case "Modified": return .success(.uint64(UInt64(max(0, record.modified.secondsSince1970))))
                 default: throw unknownProperty(name)
