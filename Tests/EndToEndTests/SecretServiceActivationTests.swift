@@ -159,6 +159,22 @@ struct SecretServiceActivationTests {
         #expect(try login.isLocked(), "\(login.busLog)")
     }
 
+    @Test("unlock and lock where the bus address names no bus: they do their own work, exit 0")
+    func noBus() throws {
+        try requireComponent(
+            FileManager.default.isExecutableFile(atPath: KeyringSandbox.keyctl) ? nil : "not installed: keyctl")
+        let vault = try IdentityVault()
+        defer { vault.cleanUp() }
+        try vault.runner.run(["set", "seed"], stdin: Array("s".utf8)).expectSuccess()
+        let stale = ["DBUS_SESSION_BUS_ADDRESS": "unix:path=\(vault.runner.path("no-bus"))"]
+        for arguments in [["unlock", "--for", "60"], ["lock"]] {
+            let result = try runTool(
+                KeyringSandbox.keyctl, ["session", "-", VaultRunner.binary] + arguments,
+                environment: vault.runner.environment.merging(stale) { $1 }, timeout: 60, ownGroup: true)
+            #expect(result.status == 0, "\(arguments): \(result.stderr)")
+        }
+    }
+
     @Test("a provider that is not vault is never handed the key: unlock sends nothing to it")
     func notVault() throws {
         try requireComponent(PrivateBus.missingTools(for: .silentOwner))

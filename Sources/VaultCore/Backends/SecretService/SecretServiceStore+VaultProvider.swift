@@ -22,7 +22,7 @@ public enum VaultProviderControl {
     public enum Outcome: Sendable, Equatable {
         /// vault's provider (process `pid`) took the call.
         case done(pid: UInt32)
-        /// Nothing owns the Secret Service's name.
+        /// Nothing owns the Secret Service's name, or the session bus cannot be reached.
         case noProvider
         /// Another program owns it (`reason` says why it is not vault's): nothing was sent.
         case notVault(reason: String)
@@ -57,7 +57,13 @@ public enum VaultProviderControl {
     ) throws(VaultError) -> Outcome {
         let store = try SecretServiceStore(timeout: timeout)
         return try store.perform(action) { (call) throws(VaultError) -> Outcome in
-            try call.connect()
+            // A bus that cannot be reached (an address left from another login) has no provider
+            // to give the key to or lock; unlock and lock do their own work as without a bus.
+            do throws(VaultError) {
+                try call.connect()
+            } catch {
+                return .noProvider
+            }
             guard let owner = try call.nameOwner(ProviderLaunch.busName) else { return .noProvider }
             if let reason = whyNotVault(uid: owner.uid, pid: owner.pid) { return .notVault(reason: reason) }
             try call.call(owner.unique, object, interface, method, bytes: bytes)
