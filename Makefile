@@ -41,6 +41,8 @@ TEST_PACKAGES = $(BUILD_PACKAGES) libsecret-1-dev pkg-config age libsecret-1-0 l
 DEB_PACKAGES = dpkg-dev binutils
 DEB_TEST_PACKAGES = $(DEB_PACKAGES) lintian debootstrap
 TEST_PACKAGES += $(DEB_TEST_PACKAGES)
+# One-time codes (OneTimeCodeCommandTests): oathtool judges the codes, faketime sets the clock.
+TEST_PACKAGES += oathtool faketime
 # The Secret Service provider's tests: GLib's headers for its shim's ABI check, the Python clients.
 TEST_PACKAGES += libglib2.0-dev python3-secretstorage python3-jeepney
 # vault as the Secret Service (SecretServiceClientInteropTests): Docker's Secret Service helper.

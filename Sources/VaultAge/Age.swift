@@ -63,8 +63,7 @@ public enum Age {
     ) throws(AgeError) -> (plaintext: SecureBytes, envelope: AgeEnvelope) {
         let binary = Armor.looksArmored(file) ? try Armor.decode(file) : file
         let header = try Header.parse(binary)
-        let fileKey = try unwrapFileKey(header.stanzas, identities: identities)
-        guard header.verifyMAC(fileKey: fileKey) else { throw AgeError(kind: .hmac, message: "header MAC mismatch") }
+        let fileKey = try unwrapVerifiedFileKey(header, identities: identities)
         let payload = binary[header.length...]
         guard payload.count >= Stream.nonceSize else { throw .header("file ends before the payload nonce") }
         let key = Stream.payloadKey(fileKey: fileKey, nonce: payload.prefix(Stream.nonceSize))
@@ -106,13 +105,27 @@ public enum Age {
         return try Header.parse(binary).stanzas
     }
 
-    static func unwrapFileKey(_ stanzas: [Stanza], identities: [any AgeIdentity]) throws(AgeError) -> SymmetricKey {
+    /// The file key of `header`, unwrapped with `identities` and checked against the header's MAC.
+    static func unwrapVerifiedFileKey(_ header: Header, identities: [any AgeIdentity]) throws(AgeError) -> SymmetricKey
+    {
+        let stanzas = header.stanzas
         if stanzas.contains(where: { $0.type == Scrypt.stanzaType }) && stanzas.count != 1 {
             throw .header("an scrypt stanza must be the only stanza in the header")
         }
         // The keys of one plugin are tried together, in one run of the plugin.
-        if let fileKey = try KeyGroups.unwrap(stanzas, with: identities) { return fileKey.key }
-        throw AgeError(kind: .noMatch, message: "no identity matched any of the file's recipients")
+        guard let fileKey = try KeyGroups.unwrap(stanzas, with: identities) else {
+            throw AgeError(kind: .noMatch, message: "no identity matched any of the file's recipients")
+        }
+        guard header.verifyMAC(fileKey: fileKey.key) else {
+            if let source = fileKey.unverifiedSource {
+                throw AgeError(
+                    kind: .pluginKeyMismatch,
+                    message:
+                        "the file key \(source) answered does not open the file (the header's MAC does not match it)")
+            }
+            throw AgeError(kind: .hmac, message: "header MAC mismatch")
+        }
+        return fileKey.key
     }
 
     /// Refuses post-quantum recipients beside classic ones, as age 1.3 does: a classic stanza in the

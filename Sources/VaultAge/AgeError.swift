@@ -28,6 +28,10 @@ public struct AgeError: Error, Sendable, Equatable, CustomStringConvertible {
         case plugin
         /// An age plugin refused: it answered `error` (a revoked key, a wrong PIN).
         case pluginRefused
+        /// An age plugin answered a file key that the header's MAC refuses: the plugin's key does
+        /// not open the file (a plugin's answer carries no proof, unlike a stanza's own
+        /// authentication; a header changed after the plugin's stanza was written looks the same).
+        case pluginKeyMismatch
     }
 
     /// What the user can do about a key the age layer refuses, as data: the library states the

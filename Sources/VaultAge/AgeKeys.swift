@@ -5,8 +5,15 @@ public import VaultSecureBytes
 /// unwrap it. Only VaultAge can read its bytes; swift-crypto zeroes them when the last copy goes.
 public struct FileKey: Sendable {
     let key: SymmetricKey
+    /// Who gave the key without proving it belongs to the stanza (an age plugin program, which
+    /// answers with a bare key), for the error when the header's MAC then refuses it; nil when
+    /// the stanza's own authentication checked it (X25519, scrypt, SSH, hybrid).
+    let unverifiedSource: String?
 
-    init(_ key: SymmetricKey) { self.key = key }
+    init(_ key: SymmetricKey, unverifiedSource: String? = nil) {
+        self.key = key
+        self.unverifiedSource = unverifiedSource
+    }
 }
 
 /// Someone a file is encrypted to: one kind of age recipient (X25519, scrypt, SSH, ...).

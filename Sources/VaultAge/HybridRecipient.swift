@@ -30,13 +30,46 @@ public struct HybridRecipient: AgeRecipient, Hashable {
             encoded, hrp: HybridRecipient.hrp, malformed: "malformed post-quantum recipient",
             otherKind: "not an age post-quantum recipient (expected age1pq1...)"
         ).unprotectedArray
-        // The ML-KEM part is checked (its coefficients reduced mod q) by the parser below.
         guard data.count == HybridRecipient.publicKeySize,
             (try? XWingMLKEM768X25519.PublicKey(rawRepresentation: data)) != nil
         else {
             throw .invalidKey("malformed post-quantum recipient: not an ML-KEM-768 + X25519 public key")
         }
+        // The parser above takes any bytes of the right length; a key that encapsulation would
+        // then refuse is refused here, when it is read, as FIPS 203 and X-Wing require.
+        guard Self.isCanonicalEncapsulationKey(data.prefix(Self.encapsulationKeySize)) else {
+            throw .invalidKey(
+                "malformed post-quantum recipient: its ML-KEM-768 key has a coefficient not below q = 3329")
+        }
+        guard Self.isUsableX25519Key(data.suffix(32)) else {
+            throw .invalidKey("malformed post-quantum recipient: its X25519 key is a low-order point")
+        }
         self.keyBytes = data
+    }
+
+    /// An ML-KEM-768 encapsulation key: 3 × 256 coefficients of 12 bits, then the 32-byte seed ρ.
+    static let encapsulationKeySize = 1184
+    static let mlkemModulus: UInt16 = 3329
+
+    /// FIPS 203, section 7.2, the encapsulation key's modulus check: each 12-bit coefficient is
+    /// below q (decoding then encoding gives the same bytes).
+    static func isCanonicalEncapsulationKey(_ key: ArraySlice<UInt8>) -> Bool {
+        let coefficients = Array(key.prefix(encapsulationKeySize - 32))
+        return stride(from: 0, to: coefficients.count, by: 3).allSatisfy { index in
+            let (b0, b1, b2) = (
+                UInt16(coefficients[index]), UInt16(coefficients[index + 1]), UInt16(coefficients[index + 2])
+            )
+            return (b0 | (b1 & 0x0F) << 8) < mlkemModulus && (b1 >> 4 | b2 << 4) < mlkemModulus
+        }
+    }
+
+    /// Whether an X25519 agreement with `key` gives a secret: a low-order point (the all-zero
+    /// key among them) gives all zeros for every private key (each is a multiple of 8).
+    static func isUsableX25519Key(_ key: ArraySlice<UInt8>) -> Bool {
+        guard let publicKey = try? Curve25519.KeyAgreement.PublicKey(rawRepresentation: key),
+            let secret = try? Curve25519.KeyAgreement.PrivateKey().sharedSecretFromKeyAgreement(with: publicKey)
+        else { return false }
+        return secret.withUnsafeBytes { bytes in bytes.reduce(0) { $0 | $1 } != 0 }
     }
 
     /// The recipient as age writes it: `age1pq1...` in lowercase (1,959 characters).
@@ -59,7 +92,7 @@ public struct HybridRecipient: AgeRecipient, Hashable {
     public var isPostQuantum: Bool { true }
 
     /// Wraps the file key in a new `mlkem768x25519` stanza (a fresh encapsulation each time).
-    public func wrap(_ fileKey: FileKey) -> [Stanza] {
+    public func wrap(_ fileKey: FileKey) throws(AgeError) -> [Stanza] {
         do {
             let publicKey = try XWingMLKEM768X25519.PublicKey(rawRepresentation: keyBytes)
             var sender = try HPKE.Sender(
@@ -71,8 +104,8 @@ public struct HybridRecipient: AgeRecipient, Hashable {
                     body: Array(body))
             ]
         } catch {
-            // The key was parsed when this recipient was made; encapsulation and sealing cannot fail.
-            preconditionFailure("HPKE seal to a validated ML-KEM-768 + X25519 key failed")
+            // Parsing refuses the keys known to fail here; anything else is still an error, not a crash.
+            throw .invalidKey("cannot encrypt to \(description): \(error)")
         }
     }
 }

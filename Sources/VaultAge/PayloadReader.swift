@@ -36,8 +36,7 @@ public struct AgePayloadReader {
     /// `Age.open` then. Throws what `Age.open` throws for the header and the identities.
     public init?(prefix: [UInt8], fileSize: Int, identities: [any AgeIdentity]) throws(AgeError) {
         guard let header = try Self.header(prefix: prefix, fileSize: fileSize) else { return nil }
-        let fileKey = try Age.unwrapFileKey(header.stanzas, identities: identities)
-        guard header.verifyMAC(fileKey: fileKey) else { throw AgeError(kind: .hmac, message: "header MAC mismatch") }
+        let fileKey = try Age.unwrapVerifiedFileKey(header, identities: identities)
         let envelope = AgeEnvelope(
             header: Array(prefix[..<header.length]), fileKey: fileKey, types: header.stanzas.map(\.kind))
         try self.init(prefix: prefix, fileSize: fileSize, envelope: envelope)

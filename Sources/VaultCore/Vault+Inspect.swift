@@ -16,12 +16,18 @@ public struct SecretInfo: Hashable, Sendable {
     public var state: ExpiryState
     /// How vault refreshes it, if it is a living token.
     public var token: TokenSummary?
+    /// What its codes are, if it is a one-time code secret (never its seed).
+    public var oneTimeCode: OneTimeCodeSummary?
 
-    public init(entry: SecretEntry, size: Int, state: ExpiryState, token: TokenSummary? = nil) {
+    public init(
+        entry: SecretEntry, size: Int, state: ExpiryState, token: TokenSummary? = nil,
+        oneTimeCode: OneTimeCodeSummary? = nil
+    ) {
         self.entry = entry
         self.size = size
         self.state = state
         self.token = token
+        self.oneTimeCode = oneTimeCode
     }
 }
 
@@ -43,10 +49,10 @@ extension Vault {
     /// A secret's metadata and size; throws `.notFound` if there is none. Expired secrets are
     /// described too.
     public func info(_ name: SecretName) throws(VaultError) -> SecretInfo {
-        let record = try get(name, allowExpired: true)
+        let record = try stored(name, allowExpired: true)
         return SecretInfo(
             entry: record.entry, size: record.value.count, state: expiryState(of: record.metadata),
-            token: try companion(of: name)?.summary)
+            token: try companion(of: name)?.summary, oneTimeCode: try oneTimeCodeSummary(of: record))
     }
 
     /// Every secret of one service with its value, sorted by name, expired ones included
@@ -54,7 +60,7 @@ extension Vault {
     public func records(service: String) throws(VaultError) -> [SecretRecord] {
         var records: [SecretRecord] = []
         for entry in try list(service: service) {
-            records.append(try get(entry.name, allowExpired: true))
+            records.append(try stored(entry.name, allowExpired: true))
         }
         return records
     }

@@ -26,13 +26,16 @@ public final class Vault {
         try set(name, value: SecureBytes(value), expires: expires)
     }
 
-    /// Stores a value, keeping the creation time of a secret that already exists.
-    public func set(_ name: SecretName, value: SecureBytes, expires: Timestamp? = nil) throws(VaultError) {
+    /// Stores a value, keeping the creation time of a secret that already exists. The secret is
+    /// of `kind` (nil: a plain secret), whatever it was before.
+    public func set(_ name: SecretName, value: SecureBytes, expires: Timestamp? = nil, kind: SecretKind? = nil)
+        throws(VaultError)
+    {
         try Self.checkSize(value.count)
         try Self.checkNotCompanion(name)
         let time = now()
         let existing = try store.replace(name, value: value) { existing in
-            SecretMetadata(created: existing?.created ?? time, updated: time, expires: expires)
+            SecretMetadata(created: existing?.created ?? time, updated: time, expires: expires, kind: kind)
         }
         // Only a living token has a companion, and every living token expires.
         if existing?.expires != nil, let companion = try? TokenCompanion.name(for: name), try store.delete(companion) {
@@ -40,10 +43,26 @@ public final class Vault {
         }
     }
 
-    /// Returns a secret; throws `.notFound` if there is none and `.expired` if it has expired
-    /// (unless `allowExpired`). A living token that is due is refreshed first (see
+    /// Returns a secret's value; throws `.notFound` if there is none, `.expired` if it has expired
+    /// (unless `allowExpired`), and `.usage` if it is of a kind (``SecretKind``): a one-time code
+    /// seed is never handed out as a value. A living token that is due is refreshed first (see
     /// ``refreshedIfDue(_:)``); `allowExpired` returns what is stored without refreshing.
     public func get(_ name: SecretName, allowExpired: Bool = false) throws(VaultError) -> SecretRecord {
+        let record = try stored(name, allowExpired: allowExpired)
+        if let kind = record.metadata.kind {
+            guard kind.isOneTimeCode else {
+                throw VaultError(
+                    .usage, "'\(name.account)' is a secret of the kind '\(kind)', which this vault does not know")
+            }
+            throw VaultError(
+                .usage, "'\(name.account)' holds a one-time code seed (\(kind)), which is not printed",
+                remedy: .askForOneTimeCode(account: name.account))
+        }
+        return record
+    }
+
+    /// A secret as ``get(_:allowExpired:)`` finds it, whatever its kind.
+    func stored(_ name: SecretName, allowExpired: Bool) throws(VaultError) -> SecretRecord {
         guard let record = try store.read(name) else { throw VaultError.notFound(name) }
         // A token just issued is current even if its lifetime is 0 (expires_in: 0).
         if !allowExpired, let refreshed = try refreshedIfDue(record) { return refreshed }

@@ -5,6 +5,12 @@ extension VaultError {
     public enum Remedy: Sendable, Equatable {
         /// The value has expired: set a new one, or read it anyway (`allowExpired`).
         case allowExpired
+        /// `account` holds a one-time code seed, which is never handed out as a value: ask for a
+        /// code instead (``Vault/oneTimeCode(_:minValid:clock:)``).
+        case askForOneTimeCode(account: String)
+        /// `account` holds a plain value, not a one-time code seed: store an otpauth URI as it
+        /// (``Vault/addOneTimeCode(_:uri:)``).
+        case addOneTimeCode(account: String)
         /// Some secrets differ in the migration's destination: the migration can replace them
         /// (`Migration.Options.overwrite`).
         case overwriteMigrated

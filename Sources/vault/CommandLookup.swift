@@ -24,6 +24,7 @@ extension CommandSpec {
         case "doctor": return .doctor
         case "trust": return .trust
         case "oauth": return .oauth
+        case "otp": return .otp
         case "git": return .git
         case "secret-service": return .secretService
         case "completion": return .completion

@@ -59,7 +59,7 @@ struct CommandSpec: Sendable {
     /// Every command, in the order `vault help` lists them.
     static let all: [CommandSpec] = [
         .set, .get, .rm, .ls, .show, .exec, .inject, .importSecrets, .exportSecrets, .initialize, .rekey, .keygen,
-        .migrate, .unlock, .lock, .doctor, .trust, .oauth, .git, .secretService, .completion, .help, .version,
+        .migrate, .unlock, .lock, .doctor, .trust, .oauth, .otp, .git, .secretService, .completion, .help, .version,
     ]
 
     /// The options every command accepts.

@@ -26,6 +26,9 @@ extension VaultError {
     private static func wording(of remedy: Remedy) -> String {
         switch remedy {
         case .allowExpired: return "; set a new value, or use --allow-expired"
+        case .askForOneTimeCode(let account): return "; print a code with 'vault otp \(account)'"
+        case .addOneTimeCode(let account):
+            return "; store an otpauth:// URI with 'vault otp add \(account)' (on standard input)"
         case .overwriteMigrated: return " (use --overwrite to replace them)"
         case .overwriteImported: return " (use --overwrite to replace)"
         case .nameRegularFile: return "; name a regular file with --file or VAULT_FILE"

@@ -39,6 +39,9 @@ extension OptionName {
     static let format = OptionName("format")
     static let overwrite = OptionName("overwrite")
 
+    // otp.
+    static let minValid = OptionName("min-valid")
+
     // init, rekey.
     static let passphrase = OptionName("passphrase")
     static let recipient = OptionName("recipient")

@@ -119,7 +119,7 @@ struct AgePluginTests {
         let cases: [(mode: String, status: Int32, fragment: String)] = [
             ("crash", 5, "age-plugin-vaulttest was killed by signal 9"),
             ("garbage", 5, "age-plugin-vaulttest answered a line that is not a stanza"),
-            ("hang", 5, "age-plugin-vaulttest did not answer within 1 s (VAULT_TIMEOUT); it was stopped"),
+            ("hang", 5, "age-plugin-vaulttest did not finish within 1 s (VAULT_TIMEOUT); it was stopped"),
             ("error", 4, "age-plugin-vaulttest reported an error (internal): the vaulttest key is revoked"),
         ]
         for (mode, status, fragment) in cases {
@@ -208,5 +208,23 @@ struct AgePluginTests {
         try vault.run(["get", "x"], env: ["VAULT_FILE": only, "VAULT_IDENTITY": "", "VAULT_PASSPHRASE": "p"])
             .expectFailure(6)
         #expect(!FileManager.default.fileExists(atPath: log), "vault never started the plugin")
+    }
+
+    @Test("a plugin that keeps sending messages is stopped at the deadline; a wrong file key is the plugin's")
+    func chattyAndWrongKeyPlugins() throws {
+        let vault = try Self.runner()
+        defer { vault.cleanUp() }
+        let cases: [(mode: String, status: Int32, fragment: String)] = [
+            // 40 messages 0.2 s apart: every wait is short, the conversation (8 s) is not.
+            ("chatty", 5, "age-plugin-vaulttest did not finish within 2 s (VAULT_TIMEOUT); it was stopped"),
+            // Not "damaged" (exit 6): the key the plugin gave does not open the file.
+            ("wrongkey", 4, "VAULT_IDENTITY: the file key age-plugin-vaulttest answered does not open the file"),
+        ]
+        for (mode, status, fragment) in cases {
+            let key = try Self.key(mode)
+            try vault.run(["rekey", "--recipient", key.recipient]).expectSuccess()
+            try vault.run(["get", "tok"], env: ["VAULT_IDENTITY": key.identity, "VAULT_TIMEOUT": "2"])
+                .expectFailure(status, fragment)
+        }
     }
 }

@@ -60,6 +60,9 @@ struct CompletionTests {
                 "--json", "--backend", "--file", "--service", "--help",
             ])
         #expect(try bash(["vault", "ls", "--e"], vault, script) == ["--expired"])
+        #expect(try bash(["vault", "ot"], vault, script) == ["otp"])
+        #expect(try bash(["vault", "otp", "--m"], vault, script) == ["--min-valid"])
+        #expect(try bash(["vault", "otp", "g"], vault, script) == ["github"])
         #expect(try bash(["vault", "--backend", ""], vault, script) == ["auto", "file", "secret-service", "openbao"])
         #expect(try bash(["vault", "export", "--format", "j"], vault, script) == ["json"])
         #expect(try bash(["vault", "completion", ""], vault, script) == ["bash", "zsh", "fish"])

@@ -28,6 +28,15 @@ struct GitMergeTests {
         #expect(again.stdoutText.contains("nothing to change"), "\(again.stdoutText)")
         let attributes = try String(contentsOfFile: team.repo + "/.gitattributes", encoding: .utf8)
         #expect(attributes == "/deploy/secrets.age binary\n")
+        // Every write leaves the lock beside the file: the committed .gitignore keeps it out of git.
+        let ignored = try String(contentsOfFile: team.repo + "/.gitignore", encoding: .utf8)
+        #expect(ignored == "/deploy/secrets.age.lock\n")
+        #expect(FileManager.default.fileExists(atPath: team.file + ".lock"))
+        let status = try team.git("alice", ["status", "--porcelain", "--untracked-files=all"])
+        #expect(
+            status.stdoutText.split(separator: "\n").sorted() == [
+                "?? .gitattributes", "?? .gitignore", "?? deploy/secrets.age",
+            ], "\(status.stdoutText)")
         let config = try team.git("alice", ["config", "--local", "merge.vault.driver"]).stdoutText
         #expect(config.hasPrefix("'\(VaultRunner.binary)' git merge %O %A %B %P"), "\(config)")
 
@@ -114,6 +123,14 @@ struct GitMergeTests {
         #expect(merge.stderr.contains("vault/old removed on your side, changed on theirs"), "\(merge.stderr)")
         #expect(!merge.stderr.contains("vault/sentry") && !merge.stderr.contains("vault/npm"), "\(merge.stderr)")
         Self.expectNoValue(merge.stdoutText + merge.stderr)
+        // The commands to resolve it quote the path for the shell and keep their side in a fresh
+        // temporary file, not a fixed name in /tmp.
+        #expect(
+            merge.stderr.contains(
+                "to resolve: theirs=$(mktemp) && git show ':3:deploy/secrets.age' > \"$theirs\"; "
+                    + "vault --file \"$theirs\" get NAME; vault --file 'deploy/secrets.age' set NAME (or rm); "
+                    + "git add -- 'deploy/secrets.age'; rm -f \"$theirs\""), "\(merge.stderr)")
+        #expect(!merge.stderr.contains("/tmp/"), "\(merge.stderr)")
         // The working file opens with vault: alice's versions of the conflicts, every other change.
         #expect(
             try team.contents("alice") == ["db": "db-VALUE-alice", "npm": "npm-VALUE-one", "sentry": "sentry-VALUE-b"])
@@ -136,14 +153,8 @@ struct GitMergeTests {
         try team.set("alice", "npm", "npm-VALUE-one")
         try team.commit("alice", "base")
         let header = try Age.header(of: team.fileBytes)
-        // Mallory can push but holds no team key: she writes a file of her own to the team's
-        // public keys and hers.
         try team.git("mallory", ["checkout", "-q", "-b", "mallory"]).expectSuccess()
-        let recipients = ["alice", "bob", "mallory"].map { team.identities[$0]!.recipient as any AgeRecipient }
-        let planted = try Age.encrypt(
-            HeaderTrustTests.document("planted", Array("planted-VALUE-m".utf8)), to: recipients)
-        try Data(planted).write(to: URL(fileURLWithPath: team.file))
-        try team.commit("mallory", "innocent change")
+        _ = try team.plantFile(as: "mallory")
         try team.git("alice", ["checkout", "-q", "main"]).expectSuccess()
         try team.set("alice", "db", "db-VALUE-alice")
         try team.commit("alice", "add db")
@@ -161,6 +172,53 @@ struct GitMergeTests {
         }
         #expect(try team.contents("alice")["db"] == "db-VALUE-alice")
         try team.set("alice", "later", "x")  // alice's own header: still hers to write
+    }
+
+    @Test(
+        "main fast-forwarded to a file re-encrypted to an attacker: merging a new secret is a conflict, nothing written"
+    )
+    func fastForwardToAttack() throws {
+        let team = try GitTeam(members: ["alice", "bob"], others: ["mallory"])
+        defer { team.cleanUp() }
+        try team.set("alice", "npm", "npm-VALUE-one")
+        try team.commit("alice", "base")
+        // bob adds a secret on a branch: his record now holds the team's header.
+        try team.git("bob", ["checkout", "-q", "-b", "feature"]).expectSuccess()
+        try team.set("bob", "new/secret", "db-VALUE-bob")
+        try team.commit("bob", "add new/secret")
+        try team.git("bob", ["branch", "-q", "bob-main", "main"]).expectSuccess()
+        // Mallory can push to main.
+        try team.git("mallory", ["checkout", "-q", "main"]).expectSuccess()
+        let planted = try team.plantFile(as: "mallory")
+
+        // bob fast-forwards (git runs no driver); vault's own writes now stop.
+        try team.git("bob", ["checkout", "-q", "bob-main"]).expectSuccess()
+        try team.git("bob", ["merge", "-q", "--ff-only", "main"]).expectSuccess()
+        try team.vault("bob", ["set", "other"], stdin: Array("x".utf8)).expectFailure(6, "the recipients of")
+        // Run from a subfolder: git runs the driver at the top, where its path names the file.
+        let merge = try team.git("bob", ["-C", "deploy", "merge", "--no-edit", "feature"])
+        #expect(merge.status != 0)
+        #expect(merge.stdoutText.contains("CONFLICT"), "\(merge.stdoutText)")
+        #expect(
+            merge.stderr.contains(
+                "the recipients of your side changed since you last wrote it (now 3 age public keys, you wrote it "
+                    + "to 2 age public keys, 1 added); nothing was merged"), "\(merge.stderr)")
+        #expect(
+            merge.stderr.contains(
+                "vault --file 'deploy/secrets.age' trust && git checkout -m -- 'deploy/secrets.age'"), "\(merge.stderr)"
+        )
+        Self.expectNoValue(merge.stdoutText + merge.stderr)
+        #expect(team.fileBytes == planted, "nothing may be written under mallory's header")
+        // Nothing mallory's key opens holds the new secret: the work tree, nor any version git kept.
+        #expect(try team.contents("mallory")["new/secret"] == nil)
+        for stage in 1...3 {
+            let blob = try team.git("bob", ["show", ":\(stage):\(GitTeam.relative)"])
+            blob.expectSuccess()
+            let copy = team.directory.appendingPathComponent("stage\(stage).age").path
+            try Data(blob.stdout).write(to: URL(fileURLWithPath: copy))
+            if let opened = try? team.contents("mallory", copy) { #expect(opened["new/secret"] == nil) }
+        }
+        try team.git("bob", ["merge", "--abort"]).expectSuccess()
     }
 
     @Test("a rekey on one side: taken when it is ours, a conflict until accepted when it is theirs")
@@ -310,6 +368,64 @@ struct GitMergeTests {
         let merge = try git(["merge", "--no-edit", "side"])
         #expect(merge.status != 0 && merge.stdoutText.contains("CONFLICT"), "\(merge.stdoutText)")
         #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: cloned))) == ours, "no conflict markers, ours kept")
+    }
+
+    @Test("setup writes no file through a link out of the work tree, nor into anything but a regular file")
+    func setupRefusesLinkedFiles() throws {
+        let directory = try makeTemporaryDirectory(prefix: "vault-git")
+        defer { removeTemporaryDirectory(directory) }
+        let repo = directory.appendingPathComponent("repo").path
+        let outside = directory.appendingPathComponent("profile").path
+        try Data("export A=1\n".utf8).write(to: URL(fileURLWithPath: outside))
+        let environment = [
+            "PATH": "/usr/bin:/bin", "HOME": directory.path, "GIT_CONFIG_NOSYSTEM": "1", "LANG": "C.UTF-8",
+        ]
+        try runTool("/usr/bin/git", ["init", "-q", repo], environment: environment).expectSuccess()
+        func setup() throws -> ToolResult {
+            try runTool(
+                "/bin/sh", ["-c", "cd \"$0\" && exec \"$@\"", repo, VaultRunner.binary, "git", "setup", "x.age"],
+                environment: environment, timeout: 120)
+        }
+        // A crafted repository: its .gitattributes (then its .gitignore) links to a file outside.
+        for name in [".gitattributes", ".gitignore"] {
+            try FileManager.default.createSymbolicLink(atPath: repo + "/" + name, withDestinationPath: "../profile")
+            try setup().expectFailure(2, "\(repo)/\(name) is a symbolic link, not a regular file in the work tree")
+            #expect(try String(contentsOfFile: outside, encoding: .utf8) == "export A=1\n")
+            try FileManager.default.removeItem(atPath: repo + "/" + name)
+            try Data().write(to: URL(fileURLWithPath: repo + "/" + name))
+        }
+        #expect(mkfifo(repo + "/.gitattributes.fifo", 0o600) == 0)
+        try FileManager.default.removeItem(atPath: repo + "/.gitattributes")
+        try FileManager.default.moveItem(atPath: repo + "/.gitattributes.fifo", toPath: repo + "/.gitattributes")
+        try setup().expectFailure(2, "\(repo)/.gitattributes is a special file, not a regular file in the work tree")
+        try FileManager.default.removeItem(atPath: repo + "/.gitattributes")
+        try setup().expectSuccess()
+        #expect(try String(contentsOfFile: repo + "/.gitattributes", encoding: .utf8) == "/x.age binary\n")
+    }
+
+    @Test("textconv's fingerprints: stable across writes of other secrets, different for one value under two names")
+    func fingerprintsBindTheName() throws {
+        let team = try GitTeam(members: ["alice"])
+        defer { team.cleanUp() }
+        try team.set("alice", "npm", "npm-VALUE-one")
+        try team.set("alice", "db", "npm-VALUE-one")
+        func fingerprints() throws -> [String: String] {
+            let shown = try team.vault("alice", ["git", "textconv", team.file])
+            shown.expectSuccess()
+            Self.expectNoValue(shown.stdoutText)
+            var result: [String: String] = [:]
+            for line in shown.stdoutText.split(separator: "\n") where !line.hasPrefix("#") {
+                let fields = line.split(separator: " ")
+                result[String(fields[0])] = fields.last.map { String($0.dropFirst("fingerprint=".count)) }
+            }
+            return result
+        }
+        let before = try fingerprints()
+        #expect(before.count == 2 && before["vault/npm"] != before["vault/db"], "\(before)")
+        try team.set("alice", "sentry", "sentry-VALUE-b")
+        let after = try fingerprints()
+        #expect(after["vault/npm"] == before["vault/npm"] && after["vault/db"] == before["vault/db"], "\(after)")
+        #expect(after.count == 3)
     }
 
     @Test("setup runs git from an absolute PATH folder only, as vault runs age plugins")

@@ -56,6 +56,35 @@ struct PostQuantumTests {
             .expectFailure(4, "does not unlock")
     }
 
+    @Test(
+        "init refuses an age1pq1 recipient with a low-order X25519 half or an ML-KEM coefficient >= q: exit 2, one line"
+    )
+    func unusableHybridRecipients() throws {
+        var vault = try VaultRunner()
+        defer { vault.cleanUp() }
+        let (_, good) = try keygen(vault)
+        // Re-encoded with the Bech32 code of the test plugin (Python, standard library only).
+        let plugin = VaultRunner.packageRoot.appendingPathComponent("Tests/Plugins/age-plugin-vaulttest").path
+        let script = """
+            import sys
+            p = {"__name__": "plugin"}
+            exec(open(sys.argv[1]).read(), p)
+            hrp, key = p["bech32_decode"](sys.argv[2])
+            key = bytearray(key)
+            zero = key[:1184] + bytes(32)
+            key[0] = 0xFF; key[1] |= 0x0F
+            print(p["bech32_encode"](hrp, zero)); print(p["bech32_encode"](hrp, bytes(key)))
+            """
+        let made = try runTool("/usr/bin/python3", ["-c", script, plugin, good])
+        made.expectSuccess()
+        let bad = made.stdoutText.split(separator: "\n").map(String.init)
+        try #require(bad.count == 2, "\(made.stderr)")
+        for (recipient, fragment) in zip(bad, ["X25519 key is a low-order point", "coefficient not below q"]) {
+            try vault.run(["init", "--recipient", recipient]).expectFailure(2, fragment)
+            #expect(!FileManager.default.fileExists(atPath: vault.vaultFile))
+        }
+    }
+
     @Test("init --recipient age1pq1... for a team; post-quantum and classic recipients do not mix (exit 2)")
     func teamFileAndMixing() throws {
         var vault = try VaultRunner()

@@ -98,6 +98,46 @@ struct SSHKeyCommandTests {
         #expect(try runner.run(["get", "db"], env: ["VAULT_IDENTITY_FILE": bob.privateKey]).stdout == [1])
     }
 
+    /// An `ssh-rsa` public key line with exponent `exponent` and an odd modulus of `bits` bits.
+    static func rsaLine(exponent: [UInt8], bits: Int) -> String {
+        func string(_ bytes: [UInt8]) -> [UInt8] {
+            withUnsafeBytes(of: UInt32(bytes.count).bigEndian, Array.init) + bytes
+        }
+        func mpint(_ magnitude: [UInt8]) -> [UInt8] {
+            string(magnitude.first.map { $0 >= 0x80 } == true ? [0] + magnitude : magnitude)
+        }
+        var modulus = patternBytes(count: bits / 8)
+        modulus[0] |= 0x80
+        modulus[modulus.count - 1] |= 1
+        let blob = string(Array("ssh-rsa".utf8)) + mpint(exponent) + mpint(modulus)
+        return "ssh-rsa \(Data(blob).base64EncodedString()) odd@test"
+    }
+
+    @Test("init refuses an ssh-rsa line with e = 1, an even or too large e, or above 16,384 bits: exit 2, one line")
+    func unusableRSARecipients() throws {
+        var runner = try VaultRunner()
+        defer { runner.cleanUp() }
+        let alice = try Self.keygen(runner, "alice")
+        let team = runner.path("team.keys")
+        let cases: [(line: String, fragment: String)] = [
+            (Self.rsaLine(exponent: [1], bits: 2048), "public exponent is not an odd number from 3 to 2^24 - 1"),
+            (Self.rsaLine(exponent: [1, 0, 0], bits: 2048), "public exponent is not an odd number from 3 to 2^24 - 1"),
+            (
+                Self.rsaLine(exponent: [1, 0, 0, 1], bits: 2048),
+                "public exponent is not an odd number from 3 to 2^24 - 1"
+            ),
+            // 12.7 s of modulus set-up before the limit; refused at once now.
+            (Self.rsaLine(exponent: [1, 0, 1], bits: 524_288), "ssh-rsa key of 524288 bits is too large"),
+        ]
+        for (line, fragment) in cases {
+            try "\(alice.publicLine)\n\(line)\n".write(toFile: team, atomically: true, encoding: .utf8)
+            let refused = try runner.run(["init", "--recipients-file", team])
+            refused.expectFailure(2, fragment)
+            #expect(!refused.stderr.contains("AAAA"), "a key was quoted: \(refused.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: runner.vaultFile))
+        }
+    }
+
     @Test("a passphrase-protected key: exit 4 with one line without a terminal, opens when typed at one")
     func protectedKeyAtTerminal() throws {
         var runner = try VaultRunner()

@@ -202,7 +202,9 @@ struct UnlockTests {
         #expect(result.reported("refresh") == "0", "a refresh command sees no vault key: \(result.stderr)")
     }
 
-    @Test("an age plugin runs in an empty session keyring: it cannot see the cached key")
+    @Test(
+        "an age plugin runs in an empty session keyring: it cannot see the cached key; a key it gave unasked is not cached"
+    )
     func pluginCannotSeeKey() throws {
         let box = try KeyringSandbox.make()
         defer { box.cleanUp() }
@@ -217,11 +219,17 @@ struct UnlockTests {
                 printf v | PATH="\(plugins):$PATH" VAULTTEST_KEYS="$SANDBOX/seen" \
                     VAULT_IDENTITY_FILE="$SANDBOX/plugin-id" vault --file "$SANDBOX/plugin.age" set x; echo set=$?
                 echo seen=$(cat "$SANDBOX/seen")
+                PATH="\(plugins):$PATH" VAULT_IDENTITY_FILE="$SANDBOX/plugin-id" \
+                    vault --file "$SANDBOX/plugin.age" get x </dev/null >/dev/null; echo get=$?
+                echo cached=$(count)
                 """)
         #expect(result.reported("unlock") == "0", "\(result.stderr)")
         #expect(result.reported("outside") == "1", "the key is there for the caller")
         #expect(result.reported("set") == "0", "\(result.stderr)")
         #expect(result.reported("seen") == "0", "the plugin saw a vault key: \(result.stdoutText)")
+        // The plugin asked nobody anything: its key needed no person, and is not cached.
+        #expect(result.reported("get") == "0", "\(result.stderr)")
+        #expect(result.reported("cached") == "1", "only the unlocked file's key: \(result.stdoutText)")
     }
 
     @Test("bad unlock settings are usage errors (exit 2), one line each")
@@ -269,6 +277,7 @@ struct UnlockTests {
                 printf '\\001\\000\\000\\000\\000\\177\\000\\000\\000ABCDEFGHIJKLMNOP' | keyctl padd user "$description" @s >/dev/null
                 echo planted=$(count)
                 setsid -w vault get a </dev/null > "$SANDBOX/planted.out" 2>&1; echo planted_get=$?
+                echo "planted_doctor=$(vault doctor 2>&1 | grep '^unlock')"
                 """)
         #expect(result.reported("unlock") == "0", "\(result.stderr)")
         #expect(result.reported("count") == "1", "the other session's rekey could not reach this session's key")
@@ -277,6 +286,9 @@ struct UnlockTests {
         #expect(result.reported("swapped") == "4", "\(result.stdoutText)")
         #expect(result.reported("planted") == "1")
         #expect(result.reported("planted_get") == "4", "\(result.stdoutText)")
+        // doctor checks the planted key against the header's MAC too: the file is not unlocked.
+        let doctor = try #require(result.reported("planted_doctor"))
+        #expect(doctor.contains("the vault file is not unlocked") && !doctor.contains("until"), "\(doctor)")
         for name in ["rekeyed", "swapped", "planted"] {
             let output = try String(contentsOfFile: box.path("\(name).out"), encoding: .utf8)
             #expect(output.hasPrefix("vault: ") && output.filter { $0 == "\n" }.count == 1, "\(name): \(output)")
@@ -357,7 +369,7 @@ struct UnlockTests {
     }
 
     @Test(
-        "user scope: a key unlocked in one keyring session is used by another of the same user; permissions give group and others nothing"
+        "user scope: a key unlocked in one keyring session is used by another of the same user; nobody may change it; group and others get nothing"
     )
     func userScope() throws {
         let box = try KeyringSandbox.make()
@@ -367,13 +379,26 @@ struct UnlockTests {
                 make_vault
                 VAULT_UNLOCK_SCOPE=user VAULT_PASSPHRASE="\(Self.passphrase)" vault unlock; echo unlock=$?
                 echo "line=$(keys)"
+                serial=$(keyctl search @u user "$(keys | grep -o 'vault:[0-9a-f]*')")
+                keyctl timeout "$serial" 0 2>/dev/null; echo timeout=$?
+                keyctl session - sh -c "keyctl timeout $serial 0" 2>/dev/null; echo other_timeout=$?
+                printf x | keyctl pupdate "$serial" 2>/dev/null; echo update=$?
+                VAULT_UNLOCK_SCOPE=user VAULT_PASSPHRASE="\(Self.passphrase)" vault unlock; echo again=$?
+                echo again_count=$(count)
                 echo other=$(keyctl session - sh -c 'setsid -w vault get a </dev/null')
                 keyctl session - sh -c 'vault lock' 2>/dev/null; echo lock=$?
                 echo after=$(count)
                 """)
         #expect(result.reported("unlock") == "0", "\(result.stderr)")
         let line = try #require(result.reported("line"))
-        #expect(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst(4).first == "3f2f0000", "\(line)")
+        #expect(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst(4).first == "0b0b0000", "\(line)")
+        // No process of the user, possessor or not, can lift the timeout or replace the key.
+        #expect(result.reported("timeout") == "1", "\(result.stdoutText)")
+        #expect(result.reported("other_timeout") == "1", "\(result.stdoutText)")
+        #expect(result.reported("update") == "1", "\(result.stdoutText)")
+        // A second unlock replaces the read-only key rather than failing to update it.
+        #expect(result.reported("again") == "0", "\(result.stderr)")
+        #expect(result.reported("again_count") == "1", "\(result.stdoutText)")
         #expect(result.reported("other") == "a1", "\(result.stderr)")
         #expect(result.reported("lock") == "0")
         #expect(result.reported("after") == "0")

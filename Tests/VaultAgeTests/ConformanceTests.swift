@@ -44,12 +44,28 @@ struct TestVector {
     }
 }
 
-/// Where the vectors are: `AGE_TESTKIT`, else `../shared/age-testkit` beside the package root.
-func testkitDirectory() -> URL? {
-    if let path = ProcessInfo.processInfo.environment["AGE_TESTKIT"], !path.isEmpty {
-        return URL(fileURLWithPath: path)
+/// The vectors, committed with the tests (`Tests/Fixtures/age-testkit`, README there: source and
+/// licence), read by name; a missing folder or an unreadable vector fails the caller.
+func testkitVectors() throws -> [TestVector] {
+    let root = try #require(packageRoot(), "package root not found")
+    let directory = root.appendingPathComponent("Tests/Fixtures/age-testkit")
+    try #require(
+        FileManager.default.fileExists(atPath: directory.appendingPathComponent("README.md").path),
+        "the age test vectors are missing: \(directory.path) (they are part of the repository)")
+    let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        .filter { $0 != "README.md" && !$0.hasPrefix(".") }.sorted()
+    var vectors: [TestVector] = []
+    for name in names {
+        let contents = [UInt8](try Data(contentsOf: directory.appendingPathComponent(name)))
+        vectors.append(try #require(TestVector(name: name, contents: contents), "unreadable vector \(name)"))
     }
-    return packageRoot()?.deletingLastPathComponent().appendingPathComponent("shared/age-testkit")
+    let inflated = try inflateAll(
+        Dictionary(uniqueKeysWithValues: vectors.filter(\.compressed).map { ($0.name, $0.body) }))
+    return vectors.map { vector in
+        var vector = vector
+        if let body = inflated[vector.name] { vector.body = body }
+        return vector
+    }
 }
 
 /// The age error kind each `expect` value calls for.
@@ -66,28 +82,13 @@ private let workFactorVectors: Set<String> = ["scrypt_work_factor_23"]
 
 @Suite struct ConformanceTests {
     @Test func ageTestkitVectors() throws {
-        let found = testkitDirectory().flatMap {
-            FileManager.default.fileExists(atPath: $0.appendingPathComponent("README.md").path) ? $0 : nil
-        }
-        try requireComponent(
-            found == nil ? "age-testkit folder not found (set AGE_TESTKIT or put it at ../shared/age-testkit)" : nil)
-        let directory = try #require(found)
-        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
-            .filter { $0 != "README.md" && !$0.hasPrefix(".") }.sorted()
-        var vectors: [TestVector] = []
-        for name in names {
-            let contents = [UInt8](try Data(contentsOf: directory.appendingPathComponent(name)))
-            let vector = try #require(TestVector(name: name, contents: contents), "unreadable vector \(name)")
-            vectors.append(vector)
-        }
-        let inflated = try inflateAll(
-            Dictionary(uniqueKeysWithValues: vectors.filter(\.compressed).map { ($0.name, $0.body) }))
+        let vectors = try testkitVectors()
+        #expect(vectors.count > 100, "too few vectors found: \(vectors.count)")
 
         var passed = 0
         var skipped: [String: Int] = [:]
         var plaintexts: [String: [UInt8]] = [:]
-        for var vector in vectors {
-            if let data = inflated[vector.name] { vector.body = data }
+        for vector in vectors {
             switch check(vector) {
             case .passed: passed += 1
             case .decrypted(let plaintext): plaintexts[vector.name] = plaintext

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-import VaultAge
 import VaultSecureBytes
+
+@testable import VaultAge
 
 /// A key pair written by age 1.3's `age-keygen -pq` (FiloSottile/age `cmd/age/testdata/hybrid.txt`):
 /// the recipient vault derives from the seed must be the one age printed.
@@ -105,6 +106,50 @@ private enum Age13Key {
         ] {
             expectAgeError([.invalidKey], "\(text.prefix(12))") { _ = try HybridRecipient(text) }
         }
+    }
+
+    /// Keys that X-Wing encapsulation refuses are refused when the recipient is read (exit 2 in
+    /// vault), never later when a file is encrypted to it (a trap on main, exit 132).
+    @Test func unusableKeyHalvesAreRefusedWhenParsed() throws {
+        let good = try HybridRecipient(Age13Key.recipient).keyBytes
+        func withX25519(_ key: [UInt8]) -> [UInt8] { Array(good.prefix(1184)) + key }
+        let lowOrder: [[UInt8]] = [
+            [UInt8](repeating: 0, count: 32),
+            [1] + [UInt8](repeating: 0, count: 31),
+            // A point of order 8 (libsodium's blocklist); every X25519 key agreement with it is zero.
+            hexBytes("e0eb7a7c3b41b8ae1656e3faf19fc46ada098deb9c32b1fd866205165f49b800"),
+        ]
+        var firstTooLarge = good
+        firstTooLarge[0] = 0xFF
+        firstTooLarge[1] |= 0x0F  // coefficient 0 = 4095
+        var lastIsQ = good
+        lastIsQ[1150] = lastIsQ[1150] & 0x0F | 0x10
+        lastIsQ[1151] = 0xD0  // coefficient 767 = 0xD01 = 3329 = q
+        let cases =
+            lowOrder.map { (withX25519($0), "low-order") } + [
+                (firstTooLarge, "not below q"), (lastIsQ, "not below q"),
+            ]
+        for (bytes, fragment) in cases {
+            let text = Bech32.encode(hrp: HybridRecipient.hrp, data: bytes)
+            do {
+                _ = try Age.parseRecipient(text)
+                Issue.record("an unusable post-quantum recipient was accepted (\(fragment))")
+            } catch {
+                #expect(error.kind == .invalidKey, "\(error)")
+                #expect(error.message.contains(fragment), "\(error)")
+                #expect(!error.message.contains(text.prefix(20)), "\(error)")
+            }
+        }
+        // The largest coefficient that is allowed, q - 1, in the same place: still a key.
+        var lastIsBelowQ = good
+        lastIsBelowQ[1150] = lastIsBelowQ[1150] & 0x0F
+        lastIsBelowQ[1151] = 0xD0  // 0xD00 = 3328
+        let accepted = try HybridRecipient(Bech32.encode(hrp: HybridRecipient.hrp, data: lastIsBelowQ))
+        #expect(try Age.stanzaTypes(of: Age.encrypt([1], to: [accepted])) == [.mlkem768x25519])
+    }
+
+    private func hexBytes(_ hex: String) -> [UInt8] {
+        stride(from: 0, to: hex.count, by: 2).map { UInt8(hex.dropFirst($0).prefix(2), radix: 16)! }
     }
 
     @Test func taggedRecipientsAreRefusedByName() {

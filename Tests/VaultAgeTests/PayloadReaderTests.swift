@@ -129,21 +129,9 @@ func expectSameRead(
     }
 
     @Test func ageTestkitVectorsReadInChunksAsOpenReadsThem() throws {
-        guard let directory = testkitDirectory(),
-            FileManager.default.fileExists(atPath: directory.appendingPathComponent("README.md").path)
-        else { return }  // ConformanceTests reports a missing testkit
-        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
-            .filter { $0 != "README.md" && !$0.hasPrefix(".") }.sorted()
-        var vectors: [TestVector] = []
-        for name in names {
-            let contents = [UInt8](try Data(contentsOf: directory.appendingPathComponent(name)))
-            vectors.append(try #require(TestVector(name: name, contents: contents)))
-        }
-        let inflated = try inflateAll(
-            Dictionary(uniqueKeysWithValues: vectors.filter(\.compressed).map { ($0.name, $0.body) }))
+        let vectors = try testkitVectors()
         var compared = 0
-        for var vector in vectors {
-            if let data = inflated[vector.name] { vector.body = data }
+        for vector in vectors {
             let keys: [any AgeIdentity] = vector.identities.compactMap { try? X25519Identity($0) }
             let identities = keys + vector.passphrases.map { ScryptIdentity(passphrase: SecureBytes($0.utf8)) }
             for prefixSize in [AgePayloadReader.prefixSize, 200] {

@@ -1,3 +1,4 @@
+import Synchronization
 import Testing
 import VaultAge
 import VaultSecureBytes
@@ -14,12 +15,15 @@ struct PluginClientTests {
         var finished: Bool?
         /// How many times the launcher started it.
         var starts = 0
+        /// How many times the client said a person answered a question.
+        var answers = 0
 
         init(_ output: [String]) { self.output = output.map { SecureBytes($0.utf8) } }
 
         func send(_ bytes: SecureBytes) throws(AgeError) { sent.append(contentsOf: bytes) }
         func receive() throws(AgeError) -> SecureBytes { output.isEmpty ? SecureBytes() : output.removeFirst() }
         func finish(cleanly: Bool) { finished = cleanly }
+        func personAnswered() { answers += 1 }
 
         /// The commands the client sent, grease left out.
         func commands() throws -> [PluginStanza] {
@@ -150,5 +154,110 @@ struct PluginClientTests {
         let commands = try plugin.commands()
         #expect(commands.map(\.command) == ["add-identity", "add-identity", "recipient-stanza", "done"])
         #expect(commands.prefix(2).map { $0.arguments[1] } == [Self.identity, Self.identity2])
+    }
+
+    /// A file for an X25519 key, and the plugin command that hands over its file key.
+    static func fileWithKeyCommand() throws -> (file: [UInt8], command: String) {
+        let (file, envelope) = try Age.encryptReturningEnvelope([7], to: [X25519Identity.generate().recipient])
+        let key = Base64.encodeUnpadded(envelope.fileKeyBytes.unprotectedArray)
+        return (file, "-> file-key 0\n\(key)\n")
+    }
+
+    @Test("a plugin key needs a person only when a person answered a question on the way")
+    func needsPersonOnlyWhenAnswered() throws {
+        let (file, fileKey) = try Self.fileWithKeyCommand()
+        let pin = PluginPrompts(
+            show: { _, _ in true }, ask: { _, _, _ in SecureBytes("1234".utf8) }, confirm: { _, _, _, _ in true })
+        let cases: [(output: String, prompts: PluginPrompts, needsPerson: Bool)] = [
+            (fileKey + "-> done\n\n", pin, false),
+            ("-> msg\naGk\n" + fileKey + "-> done\n\n", pin, false),
+            ("-> request-secret\nUElO\n" + fileKey + "-> done\n\n", .nobody, false),
+            ("-> request-secret\nUElO\n" + fileKey + "-> done\n\n", pin, true),
+            ("-> confirm eWVz\nVXNlIGl0Pw\n" + fileKey + "-> done\n\n", pin, true),
+        ]
+        for (output, prompts, needsPerson) in cases {
+            let plugin = ScriptedPlugin([output])
+            let identity = try PluginIdentity(
+                Self.identity, host: PluginHost(launcher: Launcher(plugin: plugin), prompts: prompts))
+            #expect(try Age.decrypt(file, identities: [identity]) == SecureBytes([7]), "\(output)")
+            #expect(identity.needsPerson == needsPerson, "\(output)")
+            // Each answer gives the conversation a person's time, and nothing else does.
+            #expect(plugin.answers == (needsPerson ? 1 : 0), "\(output)")
+        }
+    }
+
+    @Test("a file key from a plugin that does not open the header: the plugin's key, not a damaged file")
+    func wrongFileKeyFromPlugin() throws {
+        let (file, _) = try Self.fileWithKeyCommand()
+        let plugin = ScriptedPlugin(["-> file-key 0\nAAAAAAAAAAAAAAAAAAAAAA\n-> done\n\n"])
+        let host = PluginHost(launcher: Launcher(plugin: plugin), prompts: .nobody)
+        do throws(AgeError) {
+            _ = try Age.decrypt(file, identities: [try PluginIdentity(Self.identity, host: host)])
+            Issue.record("decrypted with a wrong file key")
+        } catch {
+            #expect(error.kind == .pluginKeyMismatch, "\(error)")
+            #expect(error.message.contains("age-plugin-fake answered does not open the file"), "\(error)")
+        }
+    }
+
+    /// A plugin that sends `msg` commands, `count` of them, then `done`; it counts the answers.
+    final class ChattyPlugin: PluginChannel, @unchecked Sendable {
+        // Used by one test on one thread, as ScriptedPlugin.
+        var left: Int
+        var answered = 0
+        init(count: Int) { left = count }
+        func send(_ bytes: SecureBytes) throws(AgeError) {
+            if bytes.starts(with: Array("-> fail".utf8)) { answered += 1 }
+        }
+        func receive() throws(AgeError) -> SecureBytes {
+            left -= 1
+            return SecureBytes((left >= 0 ? "-> msg\naGk\n" : left == -1 ? "-> done\n\n" : "").utf8)
+        }
+        func finish(cleanly: Bool) {}
+        func personAnswered() {}
+    }
+
+    struct ChattyLauncher: PluginLauncher, @unchecked Sendable {
+        // Immutable after creation; the plugin object is used by one test only.
+        let plugin: ChattyPlugin
+        func start(plugin name: String, stateMachine: String) throws(AgeError) -> any PluginChannel { plugin }
+    }
+
+    @Test("a flood of messages is cut off after a bounded number of commands, wrapping and unwrapping")
+    func commandFloodIsBounded() throws {
+        let file = try Age.encrypt([1], to: [X25519Identity.generate().recipient])
+        for wrapping in [false, true] {
+            let plugin = ChattyPlugin(count: 100_000)
+            let host = PluginHost(launcher: ChattyLauncher(plugin: plugin), prompts: .nobody)
+            do throws(AgeError) {
+                if wrapping {
+                    _ = try Age.encrypt([1], to: [try PluginRecipient(Self.recipient, host: host)])
+                } else {
+                    _ = try Age.decrypt(file, identities: [try PluginIdentity(Self.identity, host: host)])
+                }
+                Issue.record("a conversation of 100,000 messages ended normally")
+            } catch {
+                #expect(error.kind == .plugin, "\(error)")
+                #expect(error.message.contains("commands in one conversation"), "\(error)")
+            }
+            #expect(plugin.answered < 100, "answered \(plugin.answered) messages")
+        }
+    }
+
+    @Test("a plugin's text loses control and format characters: no bidirectional overrides, no new lines")
+    func formatCharactersAreStripped() throws {
+        let file = try Age.encrypt([1], to: [X25519Identity.generate().recipient])
+        let text = "pay\u{202E}lertna\u{202C} \u{2066}x\u{2069}\u{200B}y\u{061C}z\u{2028}next\u{1B}[2J"
+        let body = Base64.encodeUnpadded(Array(text.utf8))
+        let shown = Mutex<[String]>([])
+        let prompts = PluginPrompts(
+            show: { _, message in
+                shown.withLock { $0.append(message) }
+                return true
+            }, ask: { _, _, _ in nil }, confirm: { _, _, _, _ in nil })
+        let plugin = ScriptedPlugin(["-> msg\n\(body)\n-> done\n\n"])
+        let host = PluginHost(launcher: Launcher(plugin: plugin), prompts: prompts)
+        _ = try? Age.decrypt(file, identities: [try PluginIdentity(Self.identity, host: host)])
+        #expect(shown.withLock { $0 } == ["pay lertna   x  y z next [2J"])
     }
 }

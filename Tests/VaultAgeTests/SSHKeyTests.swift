@@ -228,6 +228,49 @@ struct SSHKeyTests {
         }
     }
 
+    /// An `ssh-rsa` public key line with public exponent `exponent` and an odd modulus of `bits`
+    /// bits (not a product of primes: parsing a public key never factors it).
+    static func rsaLine(exponent: [UInt8], bits: Int) -> String {
+        var modulus = patternBytes(count: (bits + 7) / 8)
+        modulus[0] = modulus[0] & UInt8(0xFF >> ((8 - bits % 8) % 8)) | UInt8(1 << ((bits - 1) % 8))
+        modulus[modulus.count - 1] |= 1
+        var writer = SSHWriter()
+        writer.string(Array("ssh-rsa".utf8))
+        writer.positiveInteger(exponent)
+        writer.positiveInteger(modulus)
+        return "ssh-rsa \(String(decoding: Base64.encodePadded(writer.bytes), as: UTF8.self)) test"
+    }
+
+    @Test("an ssh-rsa recipient needs an odd exponent from 3 to 2^24 - 1 and at most 16,384 bits, refused when parsed")
+    func rsaRecipientLimits() throws {
+        for exponent: [UInt8] in [[3], [0x01, 0x00, 0x01], [0xFF, 0xFF, 0xFF]] {
+            #expect(throws: Never.self, "\(exponent)") {
+                try Age.parseRecipient(Self.rsaLine(exponent: exponent, bits: 2048))
+            }
+        }
+        #expect(throws: Never.self) { try Age.parseRecipient(Self.rsaLine(exponent: [3], bits: 16_384)) }
+        // e = 1 would leave the padded file key readable in the stanza; even exponents and
+        // exponents above 24 bits are no RSA keys age accepts.
+        for exponent: [UInt8] in [
+            [], [1], [2], [0x01, 0x00, 0x00], [0x01, 0x00, 0x00, 0x01], [0xFF, 0xFF, 0xFF, 0xFF],
+        ] {
+            do {
+                _ = try Age.parseRecipient(Self.rsaLine(exponent: exponent, bits: 2048))
+                Issue.record("an ssh-rsa key with exponent \(exponent) was accepted")
+            } catch {
+                #expect(error.kind == .invalidKey, "\(exponent): \(error)")
+                #expect(error.message.contains("exponent"), "\(exponent): \(error)")
+            }
+        }
+        do {
+            _ = try Age.parseRecipient(Self.rsaLine(exponent: [1, 0, 1], bits: 16_385))
+            Issue.record("a 16,385-bit ssh-rsa key was accepted")
+        } catch {
+            #expect(error.kind == .invalidKey)
+            #expect(error.message.contains("16385 bits is too large"), "\(error)")
+        }
+    }
+
     @Test("Blowfish: the tables are pi's digits as the generator makes them, and a known answer")
     func blowfish() throws {
         let root = try #require(packageRoot())

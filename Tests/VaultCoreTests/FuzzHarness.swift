@@ -218,6 +218,7 @@ final class PluginBytes: PluginChannel {
 
     func send(_ bytes: SecureBytes) throws(AgeError) {}
     func finish(cleanly: Bool) {}
+    func personAnswered() {}
 }
 
 /// Starts a ``PluginBytes`` "plugin" that answers with fixed bytes.

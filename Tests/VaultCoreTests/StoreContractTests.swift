@@ -132,3 +132,34 @@ struct StoreContractTests {
         }
     }
 }
+
+extension StoreContractTests {
+    @Test(
+        "a secret's kind survives a read, a listing and a replace, and a plain write drops it",
+        arguments: StoreFixture.all)
+    func kind(fixture: StoreFixture) throws {
+        try fixture.run { store in
+            var seed = try fixture.record("otp", Array("otpauth://hotp/x?secret=GEZA&counter=3".utf8))
+            seed.metadata.kind = .hotp
+            try store.write(seed)
+            #expect(try store.read(seed.name)?.metadata.kind == .hotp)
+            #expect(try store.list(service: fixture.service).first?.metadata.kind == .hotp)
+            if let leases = store as? any SecretLeaseStore, let (_, version) = try leases.readVersioned(seed.name) {
+                var next = seed
+                next.value = SecureBytes("otpauth://hotp/x?secret=GEZA&counter=4".utf8)
+                #expect(try leases.write(next, ifVersion: version))
+                #expect(try store.read(seed.name)?.metadata.kind == .hotp, "a check-and-set write kept the kind")
+            }
+            var totp = seed
+            totp.metadata.kind = .totp
+            _ = try store.replace(seed.name, value: seed.value) { _ in totp.metadata }
+            #expect(try store.read(seed.name)?.metadata.kind == .totp)
+            var plain = seed
+            plain.metadata.kind = nil
+            try store.write(plain)
+            let back = try #require(try store.read(seed.name))
+            #expect(back.metadata.kind == nil)
+            #expect(try store.list(service: fixture.service).first?.metadata.kind == nil)
+        }
+    }
+}

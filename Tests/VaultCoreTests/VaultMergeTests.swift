@@ -92,4 +92,39 @@ struct VaultMergeTests {
         let merged = try #require(merge.file, "the other side's new secret is merged")
         #expect(try Age.header(of: merged) == Age.header(of: ours), "the merged file keeps this side's header")
     }
+
+    @Test("this side's header is sealed under only if this user trusts it (or has no record); else nothing is written")
+    func untrustedOwnHeader() throws {
+        let folder = try makeTemporaryDirectory(prefix: "vault-merge")
+        defer { removeTemporaryDirectory(folder) }
+        let bob = X25519Identity.generate()
+        let mallory = X25519Identity.generate()
+        let path = folder.appendingPathComponent("team.age").path
+        // Their side added a secret under the base's header; this side is someone else's file.
+        let (base, team) = try Age.encryptReturningEnvelope(
+            VaultDocument.encode([Self.record("a", "1")]), to: [bob.recipient])
+        let theirs = Age.seal(VaultDocument.encode([Self.record("a", "1"), Self.record("new", "2")]), envelope: team)
+        let ours = try Age.encrypt(
+            VaultDocument.encode([Self.record("a", "1")]), to: [bob.recipient, mallory.recipient])
+        func merge(_ trust: HeaderTrust?) throws -> VaultMerge {
+            try VaultMerge.merge(
+                base: base, ours: ours, theirs: theirs, path: path, keys: .identity(bob, origin: "test"), trust: trust)
+        }
+        let trust = HeaderTrust(directory: folder.appendingPathComponent("state").path)
+        // No record yet, or no state folder at all: as for a first write, this side's header is taken.
+        for unrecorded in [trust, nil] {
+            let merged = try #require(try merge(unrecorded).file)
+            #expect(try Age.header(of: merged) == Age.header(of: ours))
+        }
+        try trust.remember(header: Age.header(of: base), types: Age.stanzaTypes(of: base), path: path)
+        let refused = try merge(trust)
+        #expect(refused.file == nil && !refused.isClean)
+        #expect(refused.untrustedHeader?.change == "now 2 age public keys, you wrote it to 1 age public key, 1 added")
+        try trust.remember(header: Age.header(of: ours), types: Age.stanzaTypes(of: ours), path: path)
+        let accepted = try merge(trust)
+        #expect(accepted.isClean && accepted.untrustedHeader == nil)
+        let opened = try VaultFileVersion.open(
+            #require(accepted.file), keys: .identity(mallory, origin: "test"), label: "the merged file")
+        #expect(opened.records.map(\.name.account) == ["a", "new"])
+    }
 }

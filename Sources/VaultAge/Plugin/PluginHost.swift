@@ -35,6 +35,11 @@ public protocol PluginChannel: AnyObject {
     /// Ends the conversation and the process; `cleanly` when the protocol ended with `done`
     /// (the plugin is given time to exit), otherwise it is stopped at once.
     func finish(cleanly: Bool)
+    /// A person answered one of the plugin's questions: the conversation, which has one
+    /// deadline for the plugin's own work, may take the time a person is given to answer once
+    /// more. Nothing else extends it (a message, a `fail`), so a plugin that keeps talking is
+    /// still stopped.
+    func personAnswered()
 }
 
 /// Answers to a plugin's questions: a message, a confirmation, a value. Each returns nil when

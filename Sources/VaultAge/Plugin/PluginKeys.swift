@@ -1,3 +1,5 @@
+internal import Synchronization
+
 /// A recipient handled by a plugin: `age1NAME1...`, or a plugin identity used as a recipient
 /// (age encrypts to `AGE-PLUGIN-NAME-1...` through `add-identity`).
 public struct PluginRecipient: AgeRecipient {
@@ -67,7 +69,8 @@ public struct PluginRecipient: AgeRecipient {
 
 /// An identity handled by a plugin: `AGE-PLUGIN-NAME-1...`.
 ///
-/// Unwrapping with it may need a person (a PIN, a touch of a hardware key): ``AgeIdentity/needsPerson``.
+/// Unwrapping with it may need a person (a PIN, a confirmation): ``AgeIdentity/needsPerson``
+/// says whether it did.
 public struct PluginIdentity: AgeIdentity {
     /// The plugin's name: the program is `age-plugin-NAME`.
     public let name: String
@@ -75,6 +78,14 @@ public struct PluginIdentity: AgeIdentity {
     let encoding: String
     /// How the plugin is started and its questions answered.
     let host: PluginHost
+    /// Whether a person answered a question of the plugin's while it unwrapped a key with this
+    /// identity; shared by the copies of this value.
+    private let asked = PersonAsked()
+
+    /// Set once, read after unwrapping; a Mutex because identities are Sendable.
+    private final class PersonAsked: Sendable {
+        let answered = Mutex(false)
+    }
 
     /// Parses `AGE-PLUGIN-NAME-1...`; throws `.invalidKey` for anything else. Messages never
     /// quote the identity.
@@ -98,8 +109,10 @@ public struct PluginIdentity: AgeIdentity {
     /// Empty: the plugin is given every stanza and decides which types it reads.
     public var stanzaTypes: [StanzaType] { [] }
 
-    /// A plugin may ask for a PIN or a touch of a hardware key.
-    public var needsPerson: Bool { true }
+    /// Whether a person answered one of the plugin's questions (a PIN, a value, a confirmation)
+    /// when it unwrapped a key with this identity: a plugin that asked nothing (a key without a
+    /// PIN, or whose questions nobody answered) gave its key without a person.
+    public var needsPerson: Bool { asked.answered.withLock { $0 } }
 
     /// The identity itself, wrapped to through `add-identity`, as age does.
     public func matchingRecipient() -> any AgeRecipient { PluginRecipient(identity: self) }
@@ -117,8 +130,12 @@ public struct PluginIdentity: AgeIdentity {
     /// (``group``), with every stanza of the file: a hardware key holding two of them asks for
     /// its PIN once.
     public static func unwrap(_ stanzas: [Stanza], with identities: [PluginIdentity]) throws(AgeError) -> FileKey? {
-        guard let first = identities.first else { return nil }
-        return try PluginClient.unwrap(stanzas, with: identities, name: first.name, host: first.host)
-            .map(FileKey.init)
+        guard let first = identities.first,
+            let unwrapped = try PluginClient.unwrap(stanzas, with: identities, name: first.name, host: first.host)
+        else { return nil }
+        if unwrapped.personAnswered {
+            for identity in identities { identity.asked.answered.withLock { $0 = true } }
+        }
+        return FileKey(unwrapped.fileKey, unverifiedSource: "age-plugin-\(first.name)")
     }
 }

@@ -12,9 +12,19 @@ struct PluginSession {
     let host: PluginHost
     private let channel: any PluginChannel
     private var reader: PluginStanzaReader
-    /// The questions answered `fail` because no one could answer: if the plugin then gives up,
-    /// the error says a person was needed.
-    private(set) var unanswered: [String] = []
+    /// The first question answered `fail` because no one could answer: if the plugin then gives
+    /// up, the error says a person was needed.
+    private(set) var unanswered: String?
+    /// Whether a person answered a question (a PIN, a value, a confirmation): then the key that
+    /// came out of the conversation needed a person.
+    private(set) var personAnswered = false
+    /// Phase 2 commands received so far, against the caller's limit.
+    private var commands = 0
+
+    /// The phase 2 commands a conversation may hold besides the answers its caller expects:
+    /// questions, messages, grease. A plugin that sends more is stopped, so a flood of messages
+    /// neither runs nor grows without end.
+    static let commandAllowance = 64
 
     private init(name: String, host: PluginHost, channel: any PluginChannel) {
         self.name = name
@@ -64,22 +74,29 @@ struct PluginSession {
     }
 
     /// The next phase 2 command the session itself does not answer: questions are answered here
-    /// (through the host's prompts), unknown commands get `unsupported`.
-    mutating func nextCommand(known: Set<String>) throws(AgeError) -> PluginStanza {
+    /// (through the host's prompts), unknown commands get `unsupported`. `expected` is how many
+    /// commands the caller may be answered with (stanzas, file keys, errors, `done`); with
+    /// ``commandAllowance`` it bounds the conversation.
+    mutating func nextCommand(known: Set<String>, expected: Int) throws(AgeError) -> PluginStanza {
         while true {
             let stanza = try reader.next()
+            commands += 1
+            guard commands <= expected + Self.commandAllowance else {
+                throw .plugin("sent more than \(expected + Self.commandAllowance) commands in one conversation")
+            }
             if stanza.command == "done" || known.contains(stanza.command) { return stanza }
             switch stanza.command {
             case "msg":
                 let shown = host.prompts.show(name, Self.printable(stanza.body))
-                if !shown { unanswered.append("a message") }
+                if !shown { noteUnanswered("a message") }
                 try send(PluginStanza(shown ? "ok" : "fail"))
             case "request-public", "request-secret":
                 let secret = stanza.command == "request-secret"
                 if let value = host.prompts.ask(name, Self.printable(stanza.body), secret) {
+                    noteAnswered()
                     try send(PluginStanza("ok", body: value))
                 } else {
-                    unanswered.append(secret ? "a secret (a PIN or passphrase)" : "a value")
+                    noteUnanswered(secret ? "a secret (a PIN or passphrase)" : "a value")
                     try send(PluginStanza("fail"))
                 }
             case "confirm":
@@ -92,15 +109,26 @@ struct PluginSession {
                     name, Self.printable(stanza.body), Self.printable(SecureBytes(yes)),
                     no.map { Self.printable(SecureBytes($0)) })
                 switch choice {
-                case .some(let yes): try send(PluginStanza("ok", [yes ? "yes" : "no"]))
+                case .some(let yes):
+                    noteAnswered()
+                    try send(PluginStanza("ok", [yes ? "yes" : "no"]))
                 case .none:
-                    unanswered.append("a confirmation")
+                    noteUnanswered("a confirmation")
                     try send(PluginStanza("fail"))
                 }
             default:
                 try send(PluginStanza("unsupported"))
             }
         }
+    }
+
+    private mutating func noteAnswered() {
+        personAnswered = true
+        channel.personAnswered()
+    }
+
+    private mutating func noteUnanswered(_ question: String) {
+        if unanswered == nil { unanswered = question }
     }
 
     /// The error a plugin's `error` command reports, after answering it `ok`.
@@ -113,19 +141,30 @@ struct PluginSession {
 
     /// The error for a plugin that gave up after questions nobody could answer, if there were any.
     var unansweredError: AgeError? {
-        guard let first = unanswered.first else { return nil }
+        guard let first = unanswered else { return nil }
         return AgeError(
             kind: .cannotAsk,
             message: "\(program) asked for \(first) and there is no terminal to answer it (or CI is set)")
     }
 
     /// `text` as one line of at most 200 printable characters: a plugin's words never add lines
-    /// or terminal control sequences to vault's messages.
+    /// or terminal control sequences to vault's messages, nor format characters (general
+    /// category Cf: the bidirectional overrides and isolates such as U+202E, zero-width joiners)
+    /// that would make the terminal show something other than what was sent.
     static func printable(_ bytes: SecureBytes) -> String {
         let text = String(decoding: bytes.prefix(800), as: UTF8.self)
-        var line = String(text.unicodeScalars.map { $0.properties.generalCategory == .control ? " " : Character($0) })
+        var line = String(text.unicodeScalars.map { isShown($0) ? Character($0) : " " })
         line = line.trimmingCharacters(in: " ")
         return line.count > 200 ? String(line.prefix(200)) + "..." : line
+    }
+
+    /// Whether a character of a plugin's text is shown as it is: not a control or format
+    /// character, nor a line or paragraph separator.
+    private static func isShown(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .control, .format, .lineSeparator, .paragraphSeparator: false
+        default: true
+        }
     }
 }
 

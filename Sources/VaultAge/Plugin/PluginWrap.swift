@@ -17,7 +17,9 @@ enum PluginClient {
             try session.send(PluginStanza("done"))
             var stanzas: [Stanza] = []
             while true {
-                let command = try session.nextCommand(known: ["recipient-stanza", "error"])
+                // One stanza per recipient, then `done` (or an error).
+                let command = try session.nextCommand(
+                    known: ["recipient-stanza", "error"], expected: recipients.count + 1)
                 switch command.command {
                 case "recipient-stanza":
                     guard command.metadata.count >= 2, command.arguments[1] == "0" else {
@@ -47,10 +49,11 @@ enum PluginClient {
     }
 
     /// Unwraps the file key from `stanzas` with `identities`, all of plugin `name`, in one
-    /// `identity-v1` session; nil when the plugin finds no stanza it can open.
+    /// `identity-v1` session; nil when the plugin finds no stanza it can open. `personAnswered`:
+    /// whether a person answered one of the plugin's questions on the way.
     static func unwrap(
         _ stanzas: [Stanza], with identities: [PluginIdentity], name: String, host: PluginHost
-    ) throws(AgeError) -> SymmetricKey? {
+    ) throws(AgeError) -> (fileKey: SymmetricKey, personAnswered: Bool)? {
         try PluginSession.run(name, stateMachine: "identity-v1", host: host) { (session) throws(AgeError) in
             for identity in identities {
                 try session.send(PluginStanza("add-identity", [identity.encoding]))
@@ -64,7 +67,9 @@ enum PluginClient {
             var fileKey: SymmetricKey?
             var refusal: AgeError?
             while true {
-                let command = try session.nextCommand(known: ["file-key", "error"])
+                // A file key, an error for each identity and each stanza, then `done`.
+                let command = try session.nextCommand(
+                    known: ["file-key", "error"], expected: identities.count + stanzas.count + 2)
                 switch command.command {
                 case "file-key":
                     guard command.metadata.count == 1, command.arguments[1] == "0" else {
@@ -81,7 +86,7 @@ enum PluginClient {
                     let error = try session.refusal(command)
                     refusal = refusal ?? error
                 default:  // done
-                    if let fileKey { return fileKey }
+                    if let fileKey { return (fileKey, session.personAnswered) }
                     // A refusal after an unanswered question is most likely its consequence.
                     if let error = session.unansweredError ?? refusal { throw error }
                     return nil

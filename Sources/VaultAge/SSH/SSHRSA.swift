@@ -14,6 +14,11 @@ enum SSHRSA {
     static let stanzaType = SSHPublicKey.rsa
     static let label = Array("age-encryption.org/v1/ssh-rsa".utf8)
     static let minimumBits = 2048
+    /// The largest key accepted: far above any real key, and refused before any arithmetic
+    /// (setting up the modulus takes time quadratic in its size: minutes for a 512 Kibit one).
+    static let maximumBits = 16_384
+    /// The largest public exponent accepted, in bits, as Go's ssh package (and so age) has it.
+    static let maximumExponentBits = 24
     private static let hashSize = 32
 
     /// EME-OAEP encoding of `message` for a modulus of `size` bytes.
@@ -94,14 +99,24 @@ public struct SSHRSARecipient: AgeRecipient {
         try self.init(key: key, modulus: modulus, exponent: exponent)
     }
 
+    /// `modulus` and `exponent` are big-endian magnitudes without leading zeros (``SSHReader/positiveInteger()``).
     init(key: SSHPublicKey, modulus: [UInt8], exponent: [UInt8]) throws(AgeError) {
-        guard let parsed = Modulus(bigEndian: modulus), !exponent.isEmpty, exponent.count <= 8 else {
-            throw .invalidKey("malformed ssh-rsa public key")
-        }
         let bits = modulus.count * 8 - (modulus.first.map { $0.leadingZeroBitCount } ?? 8)
+        guard bits <= SSHRSA.maximumBits else {
+            throw .invalidKey("ssh-rsa key of \(bits) bits is too large (vault accepts at most \(SSHRSA.maximumBits))")
+        }
         guard bits >= SSHRSA.minimumBits else {
             throw .invalidKey("ssh-rsa key of \(bits) bits is too small (age needs at least \(SSHRSA.minimumBits))")
         }
+        // e = 1 would "encrypt" the file key to itself, and an even e is no RSA key: as Go's ssh
+        // package, which age uses, only an odd e from 3 to 2^24 - 1 is a public key.
+        let exponentBits = exponent.count * 8 - (exponent.first.map { $0.leadingZeroBitCount } ?? 8)
+        guard exponentBits <= SSHRSA.maximumExponentBits, let last = exponent.last, last & 1 == 1,
+            exponentBits > 1
+        else {
+            throw .invalidKey("ssh-rsa public exponent is not an odd number from 3 to 2^24 - 1: not a usable RSA key")
+        }
+        guard let parsed = Modulus(bigEndian: modulus) else { throw .invalidKey("malformed ssh-rsa public key") }
         self.key = key
         self.modulus = parsed
         self.exponent = exponent

@@ -8,11 +8,14 @@ public struct SecretMetadata: Hashable, Sendable {
     public var updated: Timestamp
     /// When the secret stops being valid, if it expires.
     public var expires: Timestamp?
+    /// What the value is, when it is not a plain value (``SecretKind``); nil for a plain secret.
+    public var kind: SecretKind?
 
-    public init(created: Timestamp, updated: Timestamp, expires: Timestamp? = nil) {
+    public init(created: Timestamp, updated: Timestamp, expires: Timestamp? = nil, kind: SecretKind? = nil) {
         self.created = created
         self.updated = updated
         self.expires = expires
+        self.kind = kind
     }
 }
 
@@ -51,12 +54,12 @@ public struct SecretRecord: Hashable, Sendable {
 }
 
 extension SecretRecord {
-    /// Whether `other` holds the same secret: the same value and the same expiry.
+    /// Whether `other` holds the same secret: the same value, expiry and kind.
     ///
     /// Creation and update times may differ: a store that cannot keep them (an item another tool
     /// wrote to the Secret Service) reports its own, and they must not make a copy look different.
     public func isSameSecret(as other: SecretRecord) -> Bool {
-        value == other.value && metadata.expires == other.metadata.expires
+        value == other.value && metadata.expires == other.metadata.expires && metadata.kind == other.metadata.kind
     }
 }
 

@@ -13,7 +13,8 @@ extension CommandSpec {
         details: """
             Runs COMMAND in place of vault (execvp: a COMMAND without '/' is searched in PATH; no shell
             is involved), with the chosen secrets added to the environment it inherits. --env VAR=NAME
-            (repeatable) sets VAR to the secret NAME; a bare --env NAME, and every secret with --all,
+            (repeatable) sets VAR to the secret NAME; a bare --env NAME, and every secret with --all
+            (one-time code seeds left out: VAR=vault-otp://SERVICE/NAME in --env-file sets a code),
             uses the variable derived from the name: ASCII letters upper-cased, digits kept, every other
             byte replaced by '_', and '_' put before a leading digit (ci/npm-token -> CI_NPM_TOKEN).
             Two different secrets for one variable, a name with no letter or digit, and a value holding

@@ -8,23 +8,27 @@ extension CommandSpec {
         details: """
             'vault git setup PATH...' (inside a git work tree) marks each vault file 'binary' in the
             committed .gitattributes, so that no clone ever line-merges or text-diffs it, and turns on
-            'diff=vault merge=vault' for this clone only, in $GIT_DIR/info/attributes; the repository's
-            local configuration then runs this vault, by its absolute path, as the textconv and merge
-            driver. It can be run again: it prints only what it changed. Every teammate runs it once per
-            clone. Commit .gitattributes. Setup runs git from the absolute folders of PATH only.
+            'diff=vault merge=vault' for this clone only, in $GIT_DIR/info/attributes, and ignores its
+            lock file PATH.lock in the committed .gitignore; the repository's local configuration then
+            runs this vault, by its absolute path, as the textconv and merge driver. It can be run
+            again: it prints only what it changed. Every teammate runs it once per clone. Commit
+            .gitattributes and .gitignore. Setup writes only regular files (a link or a FIFO there is
+            refused) and runs git from the absolute folders of PATH only.
             'vault git textconv FILE' is what git runs to show a vault file: one line per secret, sorted
-            (SERVICE/NAME, created, updated, expires, and a fingerprint of the value, an HMAC keyed by a
-            key derived from the file key: it shows whether a value changed, lets nobody without the key
-            test a guess, and changes at every rekey). Never a value. Without a key it prints one line;
-            it never prompts.
+            (SERVICE/NAME, created, updated, expires, and a fingerprint of the name and value, an HMAC
+            keyed by a key derived from the file key: it shows whether a value changed, lets nobody
+            without the key test a guess, differs for two secrets with one value, and changes at every
+            rekey). Never a value. Without a key it prints one line; it never prompts.
             'vault git merge BASE OURS THEIRS PATH' is git's merge driver (%O %A %B %P): it merges by
             secret. A change on one side is taken; the same value and expiry on both sides is no
             conflict; different changes, or removed on one side and changed on the other, are a conflict
             (exit 7) that names each secret and keeps your version of it, with every other change merged.
-            Their version stays in git's index (git show :3:PATH > /tmp/theirs.age, then
-            vault --file /tmp/theirs.age get NAME). The merged file keeps your recipients; recipients
+            Their version stays in git's index (theirs=$(mktemp) && git show :3:PATH > "$theirs", then
+            vault --file "$theirs" get NAME). The merged file keeps your recipients; recipients
             changed on the other side are taken only if you accepted them with 'vault trust', else it
-            is a conflict. A side no key here opens is a conflict with the file left as git left it.
+            is a conflict. It is sealed only under recipients you trust: if yours changed since you
+            last wrote the file, it is a conflict that writes nothing. A side no key here opens is a
+            conflict with the file left as git left it.
             Keys come from VAULT_IDENTITY, VAULT_IDENTITY_FILE, VAULT_PASSPHRASE or VAULT_PASSPHRASE_FILE;
             it never prompts. See docs/ci.md.
             """,
@@ -61,19 +65,23 @@ enum GitCommand {
         if changes.isEmpty { StandardIO.print("vault git setup: nothing to change, already set up\n") }
         for change in changes {
             switch change {
-            case .attribute(let file, let line): StandardIO.print("added '\(line)' to \(file)\n")
+            case .attribute(let file, let line), .ignored(let file, let line):
+                StandardIO.print("added '\(line)' to \(file)\n")
             case .configuration(let key, let value): StandardIO.print("set \(key) to \(value)\n")
             }
         }
         if changes.contains(where: isShared) {
-            StandardIO.print("commit .gitattributes; each teammate runs 'vault git setup' in their clone\n")
+            StandardIO.print(
+                "commit .gitattributes and .gitignore; each teammate runs 'vault git setup' in their clone\n")
         }
         return ExitStatus.success
     }
 
     private static func isShared(_ change: GitSetup.Change) -> Bool {
-        if case .attribute(".gitattributes", _) = change { return true }
-        return false
+        switch change {
+        case .attribute(".gitattributes", _), .ignored: return true
+        default: return false
+        }
     }
 
     /// Prints the listing, or its one-line note: git shows whatever this prints, inside a pager
@@ -101,18 +109,29 @@ enum GitCommand {
                 }
                 StandardIO.error("conflict in \(path): \(conflict.name) \(what); your version is kept")
             }
+            // Commands are printed for a shell: the path quoted, their version in a fresh temporary
+            // file (a fixed name in /tmp could be someone else's file or link).
+            let quoted = CompletionModel.quote(path)
+            if let untrusted = merge.untrustedHeader {
+                StandardIO.error(
+                    "conflict in \(path): the recipients of your side changed since you last wrote it "
+                        + "(\(untrusted.change)); nothing was merged, so nothing new is encrypted to them. Check with "
+                        + "your team who changed it; to accept them: vault --file \(quoted) trust && "
+                        + "git checkout -m -- \(quoted)")
+            }
             if let change = merge.recipientChange {
                 StandardIO.error(
                     "conflict in \(path): the recipients changed on the other side (now "
                         + "\(HeaderTrust.describe(change.theirs))\(change.named), yours: \(HeaderTrust.describe(change.ours))); "
                         + "the merge kept yours, so nothing is encrypted to theirs. Check with your team who "
-                        + "they are; to accept them: git checkout --theirs \(path) && vault --file \(path) trust "
-                        + "&& git checkout -m \(path)")
+                        + "they are; to accept them: git checkout --theirs -- \(quoted) && vault --file \(quoted) trust "
+                        + "&& git checkout -m -- \(quoted)")
             }
             if !merge.conflicts.isEmpty {
                 StandardIO.error(
-                    "to resolve: git show :3:\(path) > /tmp/theirs.age; vault --file /tmp/theirs.age get NAME; "
-                        + "vault --file \(path) set NAME (or rm); git add \(path)")
+                    "to resolve: theirs=$(mktemp) && git show \(CompletionModel.quote(":3:" + path)) > \"$theirs\"; "
+                        + "vault --file \"$theirs\" get NAME; vault --file \(quoted) set NAME (or rm); "
+                        + "git add -- \(quoted); rm -f \"$theirs\"")
             }
             return merge.isClean ? ExitStatus.success : ExitStatus.of(.conflict)
         } catch {

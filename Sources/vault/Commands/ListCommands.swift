@@ -39,7 +39,14 @@ extension CommandSpec {
             if invocation.flag(.expired) { entries = entries.filter { $0.1 == .expired } }
             let out: String
             if invocation.flag(.json) {
-                out = JSONOutput.entries(entries.map { ($0.0, expired: $0.1 == .expired) })
+                var described: [(SecretEntry, expired: Bool, oneTimeCode: OneTimeCodeSummary?)] = []
+                for (entry, state) in entries {
+                    // A seed's parameters are in its value: read for these secrets only.
+                    let summary =
+                        entry.metadata.kind?.isOneTimeCode == true ? try vault.oneTimeCodeSummary(entry.name) : nil
+                    described.append((entry, expired: state == .expired, oneTimeCode: summary))
+                }
+                out = JSONOutput.entries(described)
             } else if invocation.flag(.long) {
                 out = entries.map { entry, state in
                     let shown = refreshable.contains(entry.name) ? "refreshable" : state.rawValue
@@ -88,6 +95,7 @@ extension CommandSpec {
                     ("size", "\(info.size) \(info.size == 1 ? "byte" : "bytes")"),
                 ] + (info.token.map(Listing.tokenLines) ?? [])
                 + (approval.map { [("trusted", Listing.trusted($0, account: info.entry.name.account))] } ?? [])
+                + (info.oneTimeCode.map(Listing.oneTimeCodeLines) ?? [])
             try StandardIO.write(lines.map { "\($0.0):".padding(to: 9) + $0.1 + "\n" }.joined().utf8, to: 1)
             return ExitStatus.success
         })
@@ -105,6 +113,17 @@ enum Listing {
             how = "command: \(token.command ?? "")"
         }
         return [("refresh", how)]
+    }
+
+    /// The `show` lines of a one-time code secret: what its codes are, never its seed.
+    static func oneTimeCodeLines(_ summary: OneTimeCodeSummary) -> [(String, String)] {
+        let varying = summary.period.map { "a code every \($0) s" } ?? "next counter \(summary.counter ?? 0)"
+        var lines = [
+            ("kind", "\(summary.kind), \(summary.algorithm.rawValue), \(summary.digits) digits, \(varying)"),
+            ("label", summary.label),
+        ]
+        if let issuer = summary.issuer { lines.append(("issuer", issuer)) }
+        return lines
     }
 
     /// The `show` line that says whether this machine approved a living token's refresh target.

@@ -39,18 +39,8 @@ extension CommandSpec {
                 return try TokenCommands.setWithCommand(invocation, name: name, command: command)
             }
             let expires = try Expiry.parse(at: invocation.value(.expiresAt), in: invocation.value(.expiresIn))
-            let value: SecureBytes
-            if StandardIO.isTerminal(0) {
-                guard
-                    let typed = try Terminal.ask(
-                        "Value for \(name.account): ", allowed: invocation.factory.allowsPrompts)
-                else {
-                    throw VaultError(.usage, "no terminal to ask for the value on; pipe the value in on standard input")
-                }
-                value = typed
-            } else {
-                value = try StandardIO.readAll(limit: Vault.maximumValueSize)
-            }
+            let value = try invocation.secretInput(
+                prompt: "Value for \(name.account): ", what: "the value", limit: Vault.maximumValueSize)
             // The store first: a wrong backend or setting is named before the value is judged.
             let vault = try invocation.vault()
             // `printf %s "$TOKEN" | vault set NAME` with TOKEN unset: refused here, not found out
@@ -91,4 +81,21 @@ extension CommandSpec {
             try invocation.vault().remove(try invocation.name())
             return ExitStatus.success
         })
+}
+
+extension Invocation {
+    /// Every byte of standard input, or, when it is a terminal, one line typed there without echo
+    /// after `prompt`: how a secret reaches vault, never through the command line.
+    func secretInput(prompt: String, what: String, limit: Int, tooLarge: String? = nil) throws(VaultError)
+        -> SecureBytes
+    {
+        guard StandardIO.isTerminal(0) else {
+            guard let tooLarge else { return try StandardIO.readAll(limit: limit) }
+            return try StandardIO.readAll(limit: limit, tooLarge: tooLarge)
+        }
+        guard let typed = try Terminal.ask(prompt, allowed: factory.allowsPrompts) else {
+            throw VaultError(.usage, "no terminal to ask for \(what) on; pipe \(what) in on standard input")
+        }
+        return typed
+    }
 }

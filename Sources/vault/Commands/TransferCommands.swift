@@ -57,8 +57,9 @@ extension CommandSpec {
             to standard output, sorted by name, in a form 'vault import' reads back unchanged. dotenv
             keeps no expiry times (a note on standard error says so when a secret has one) and cannot
             hold a NAME outside letters, digits and _ . - / or a value that is not UTF-8 text (a NUL
-            byte or invalid UTF-8): such a secret fails the export with exit 2, naming it, and nothing
-            is written. json holds everything: docs/json.md.
+            byte or invalid UTF-8), nor a one-time code seed ('vault otp add'): such a secret fails the
+            export with exit 2, naming it, and nothing is written. json holds everything, a seed's
+            otpauth URI and its kind included: docs/json.md.
             """,
         options: [OptionSpec(.format, choices: ["dotenv", "json"], "the output format (required)")],
         run: { (invocation) throws(VaultError) in

@@ -118,6 +118,18 @@ struct GitTeam {
         }
     }
 
+    /// As `person`, who can push but holds no team key, replaces the team's file on the current
+    /// branch with one of their own, encrypted to every member's public key and theirs, and
+    /// commits it; returns the file.
+    func plantFile(as person: String) throws -> [UInt8] {
+        let recipients = identities.values.map { $0.recipient as any AgeRecipient }
+        let planted = try Age.encrypt(
+            HeaderTrustTests.document("planted", Array("planted-VALUE-m".utf8)), to: recipients)
+        try Data(planted).write(to: URL(fileURLWithPath: file))
+        try commit(person, "innocent change")
+        return planted
+    }
+
     /// The bytes of the team's file in the work tree.
     var fileBytes: [UInt8] { (try? [UInt8](Data(contentsOf: URL(fileURLWithPath: file)))) ?? [] }
 }

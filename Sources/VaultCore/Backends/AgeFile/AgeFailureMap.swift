@@ -31,6 +31,9 @@ enum AgeFailureMap {
                 remedy: VaultError.Remedy(error.remedy, keyFile: nil))
         case .pluginRefused:
             return VaultError(.cannotUnlock, named)
+        case .pluginKeyMismatch:
+            // The key from the plugin does not open the file: a wrong key, as with .noMatch.
+            return VaultError(.cannotUnlock, naming == .version ? named : "\(keyOrigin): \(error.message)")
         case .plugin:
             return VaultError(.unavailable, named)
         case .header, .hmac, .payload, .armor, .workFactor:

@@ -140,10 +140,10 @@ public final class FileStore: SecretStore {
     /// the file cannot be read: this answers `vault doctor`, which reports the file's own
     /// problems on its file line).
     public func unlockedUntil() -> Timestamp? {
-        guard let cache, let file = try? FileSystem.readRegularFile(path, limit: Self.maximumFileSize),
-            let header = Age.binaryHeader(in: file)
-        else { return nil }
-        return cache.lookup(header: header)?.expires
+        guard let cache, let file = try? FileSystem.readRegularFile(path, limit: Self.maximumFileSize) else {
+            return nil
+        }
+        return cache.unlockedUntil(fileStartingWith: file)
     }
 
     /// Accepts the vault file's current header as this user's (`vault trust`): later writes

@@ -41,17 +41,27 @@ public struct HeaderTrust: Sendable {
     /// Throws `.damaged` if `header` is not the one remembered for the vault file `path` (symbolic
     /// links resolved); remembers it if nothing is remembered yet.
     func verify(header: [UInt8], types: [StanzaType], path: String) throws(VaultError) {
-        let digest = Digest.hex(header)
         guard let record = try record(for: path) else {
-            try remember(Record(digests: [digest], types: types), for: path)
+            try remember(Record(digests: [Digest.hex(header)], types: types), for: path)
             return
         }
-        guard !record.digests.contains(digest) else { return }
-        let known = Self.recognised(in: header, among: record.recipients)
+        guard let difference = Self.difference(of: header, types: types, from: record) else { return }
         throw VaultError(
             .damaged,
-            "the recipients of \(path) changed since you last wrote it (\(Self.change(from: record.types, to: types))\(known)); "
+            "the recipients of \(path) changed since you last wrote it (\(difference)); "
                 + "new secrets would go to them too, so writes stop", remedy: .trustHeader)
+    }
+
+    /// How `header` differs from the one remembered for the vault file `path`, in words ("now 3
+    /// age public keys, you wrote it to 2 age public keys, 1 added", and the keys it shows); nil
+    /// when it is the one remembered, or nothing is remembered (a first use trusts the header).
+    func difference(of header: [UInt8], types: [StanzaType], path: String) throws(VaultError) -> String? {
+        try record(for: path).flatMap { Self.difference(of: header, types: types, from: $0) }
+    }
+
+    private static func difference(of header: [UInt8], types: [StanzaType], from record: Record) -> String? {
+        guard !record.digests.contains(Digest.hex(header)) else { return nil }
+        return change(from: record.types, to: types) + recognised(in: header, among: record.recipients)
     }
 
     /// The keys among `recipients` that the header's stanzas show (an SSH stanza carries a 4-byte

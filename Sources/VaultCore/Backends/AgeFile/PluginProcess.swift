@@ -12,8 +12,9 @@ import VaultSecureBytes
 /// descriptors and is tested with an in-memory plugin.
 ///
 /// A plugin is looked up in the ABSOLUTE folders of `PATH` only, as every program vault starts by
-/// name (``ProgramSearch``). Each wait for the plugin's next message is
-/// bounded by `waitLimit` seconds; a plugin that takes longer is stopped, with all it started.
+/// name (``ProgramSearch``). The whole conversation has one deadline: `waitLimit` seconds for
+/// the plugin's own work, and `answerLimit` more for each question a person answers; a plugin
+/// that takes longer (one that hangs, or keeps sending messages) is stopped, with all it started.
 struct PluginProcessLauncher: PluginLauncher {
     /// `PATH` as vault was given it.
     let searchPath: String?
@@ -21,22 +22,25 @@ struct PluginProcessLauncher: PluginLauncher {
     /// when a plugin starts, as a refresh command's is (``TokenSettings/commandEnvironment``):
     /// most commands start none.
     private let makeEnvironment: @Sendable () -> [String: String]
-    /// Seconds to wait for each message of the plugin, or the usage error of its variable.
+    /// Seconds the conversation may take, or the usage error of its variable.
     let waitLimit: Result<Double, VaultError>
     /// What the limit is called in messages (`VAULT_TIMEOUT`, `VAULT_PROMPT_TIMEOUT`).
     let waitLimitName: String
+    /// Seconds more for each question a person answers (`VAULT_PROMPT_TIMEOUT`).
+    let answerLimit: Double
     /// Whether the plugin's standard error is vault's (at a terminal: its own hints reach the
     /// person) or /dev/null (elsewhere: nothing is mixed into vault's one-line messages).
     let keepErrorOutput: Bool
 
     init(
         searchPath: String?, environment: @autoclosure @escaping @Sendable () -> [String: String],
-        waitLimit: Result<Double, VaultError>, waitLimitName: String, keepErrorOutput: Bool
+        waitLimit: Result<Double, VaultError>, waitLimitName: String, answerLimit: Double, keepErrorOutput: Bool
     ) {
         self.searchPath = searchPath
         makeEnvironment = environment
         self.waitLimit = waitLimit
         self.waitLimitName = waitLimitName
+        self.answerLimit = answerLimit
         self.keepErrorOutput = keepErrorOutput
     }
 
@@ -54,7 +58,8 @@ struct PluginProcessLauncher: PluginLauncher {
                 path, arguments: [path, PluginCommandLine.argument(stateMachine: stateMachine)],
                 environment: makeEnvironment(), input: .socket,
                 keepErrorOutput: keepErrorOutput)
-            return PluginProcess(child: child, name: name, waitLimit: seconds, waitLimitName: waitLimitName)
+            return PluginProcess(
+                child: child, name: name, waitLimit: seconds, waitLimitName: waitLimitName, answerLimit: answerLimit)
         } catch {
             throw AgeError(kind: .plugin, message: "age-plugin-\(name) could not be started: \(error)")
         }
@@ -67,18 +72,35 @@ final class PluginProcess: PluginChannel {
     private let name: String
     private let waitLimit: Double
     private let waitLimitName: String
+    private let answerLimit: Double
+    /// When the conversation must be over.
+    private var deadline: Deadline
+    /// Questions a person answered, each of which moved ``deadline``.
+    private var answers = 0
 
-    init(child: ChildProcess, name: String, waitLimit: Double, waitLimitName: String) {
+    init(child: ChildProcess, name: String, waitLimit: Double, waitLimitName: String, answerLimit: Double) {
         self.child = child
         self.name = name
         self.waitLimit = waitLimit
         self.waitLimitName = waitLimitName
+        self.answerLimit = answerLimit
+        deadline = Deadline(seconds: waitLimit)
     }
 
-    private var limitText: String { "\(formatSeconds(waitLimit)) s (\(waitLimitName))" }
+    private var limitText: String {
+        guard answers > 0 else { return "\(formatSeconds(waitLimit)) s (\(waitLimitName))" }
+        let total = waitLimit + Double(answers) * answerLimit
+        return
+            "\(formatSeconds(total)) s (\(waitLimitName), plus VAULT_PROMPT_TIMEOUT per question answered: \(answers))"
+    }
+
+    func personAnswered() {
+        answers += 1
+        deadline = deadline.extended(by: answerLimit)
+    }
 
     func send(_ bytes: SecureBytes) throws(AgeError) {
-        guard bytes.withUnsafeBytes({ child.write($0, until: Deadline(seconds: waitLimit)) }) else {
+        guard bytes.withUnsafeBytes({ child.write($0, until: deadline) }) else {
             if case .success(let status) = child.wait(until: Deadline(seconds: 0)) {
                 throw AgeError(
                     kind: .plugin,
@@ -86,14 +108,16 @@ final class PluginProcess: PluginChannel {
             }
             throw AgeError(
                 kind: .plugin,
-                message: "age-plugin-\(name) stopped reading its input within \(limitText); it was stopped")
+                message:
+                    "age-plugin-\(name) stopped reading its input and did not finish within \(limitText); it was stopped"
+            )
         }
     }
 
     func receive() throws(AgeError) -> SecureBytes {
-        guard let bytes = child.read(limit: 16_384, until: Deadline(seconds: waitLimit)) else {
+        guard let bytes = child.read(limit: 16_384, until: deadline) else {
             throw AgeError(
-                kind: .plugin, message: "age-plugin-\(name) did not answer within \(limitText); it was stopped")
+                kind: .plugin, message: "age-plugin-\(name) did not finish within \(limitText); it was stopped")
         }
         // The output ends before the protocol does: a crash explains it better than "closed its
         // output". A process that dies closes its output before it can be reaped, so vault waits

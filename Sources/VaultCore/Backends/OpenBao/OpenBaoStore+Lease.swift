@@ -49,7 +49,7 @@ extension OpenBaoStore: SecretLeaseStore {
     }
 
     public func write(_ record: SecretRecord, ifVersion version: Int) throws(VaultError) -> Bool {
-        let data = Self.dataObject(record.value)
+        let data = Self.dataObject(record.value, kind: record.metadata.kind)
         // The request's copies of the value are wiped once it is sent.
         defer { data.wipeStrings() }
         let written = try casWrite(

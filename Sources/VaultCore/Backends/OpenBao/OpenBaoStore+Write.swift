@@ -23,7 +23,7 @@ extension OpenBaoStore {
         let current = try metadata(path, deadline: deadline)
         try requireCapabilities(path, exists: current != nil, name: record.name, deadline: deadline)
         beforeWrite?()
-        let data = Self.dataObject(record.value)
+        let data = Self.dataObject(record.value, kind: record.metadata.kind)
         // The request's copies of the value are wiped once it is sent.
         defer { data.wipeStrings() }
         let cas = current?.version ?? 0
@@ -51,6 +51,7 @@ extension OpenBaoStore {
             ("vault_updated", stamp(record.metadata.updated)),
             ("vault_version", .string(Array(String(version).utf8))),
             ("vault_expires", record.metadata.expires.map(stamp) ?? .null),
+            ("vault_kind", record.metadata.kind.map { .string(Array($0.rawValue.utf8)) } ?? .null),
         ])
         let patched = try client.send(
             "PATCH", url("metadata", path), body: .object([("custom_metadata", custom)]),
@@ -60,12 +61,14 @@ extension OpenBaoStore {
         }
     }
 
-    /// The data object of a version: `value` for UTF-8 text without NUL, else `value_base64`.
-    static func dataObject(_ value: SecureBytes) -> JSONValue {
-        if value.isText { return .object([("value", .string(value.unprotectedArray))]) }
+    /// The data object of a version: `value` for UTF-8 text without NUL, else `value_base64`;
+    /// then `vault_kind` for a secret of a kind (``SecretKind``), which travels with its version.
+    static func dataObject(_ value: SecureBytes, kind: SecretKind?) -> JSONValue {
+        let kindField = kind.map { [("vault_kind", JSONValue.string(Array($0.rawValue.utf8)))] } ?? []
+        if value.isText { return .object([("value", .string(value.unprotectedArray))] + kindField) }
         var encoded = SecureBytes()
         encoded.appendBase64(of: value)
-        return .object([("value_base64", .string(encoded.unprotectedArray))])
+        return .object([("value_base64", .string(encoded.unprotectedArray))] + kindField)
     }
 
     /// Whether the secret at `path` is at `version` and holds exactly `data`.

@@ -5,7 +5,8 @@ import VaultSecureBytes
 ///
 /// A secret is `<mount>/data/vault/<service>/<name>` (``OpenBaoPath``). Its data holds `value`
 /// (UTF-8 text without NUL) or `value_base64` (any other bytes); `custom_metadata` holds
-/// `vault_created`, `vault_updated`, `vault_version` and `vault_expires`. Writes use check-and-set, so two writers never
+/// `vault_created`, `vault_updated`, `vault_version`, `vault_expires` and `vault_kind`; a secret of a
+/// kind (``SecretKind``) also has `vault_kind` in its data, which is what a read goes by. Writes use check-and-set, so two writers never
 /// lose an update silently. `delete` removes the metadata and every version.
 public final class OpenBaoStore: SecretStore {
     let client: OpenBaoClient
@@ -47,9 +48,11 @@ public final class OpenBaoStore: SecretStore {
         guard answer.status == 200, let data = answer.json?["data"] else {
             throw client.unexpected(answer, doing: "reading \(name)")
         }
-        let times = Self.times(
+        var times = Self.times(
             custom: data["metadata"]?["custom_metadata"], version: data["metadata"]?["version"]?.integer ?? 0,
             versionCreated: data["metadata"]?["created_time"])
+        // The version's own kind: a later version another tool wrote is a plain value.
+        times.kind = data["data"]?["vault_kind"]?.string.flatMap(SecretKind.init(rawValue:))
         let value: SecureBytes
         if let text = data["data"]?["value"]?.stringBytes {
             value = SecureBytes(text)
@@ -87,7 +90,8 @@ public final class OpenBaoStore: SecretStore {
         let updated = ours ? time(custom?["vault_updated"]) ?? serverTime : serverTime
         return SecretMetadata(
             created: time(custom?["vault_created"]) ?? updated, updated: updated,
-            expires: time(custom?["vault_expires"]))
+            expires: time(custom?["vault_expires"]),
+            kind: custom?["vault_kind"]?.string.flatMap(SecretKind.init(rawValue:)))
     }
 
     @discardableResult

@@ -11,13 +11,15 @@ enum SecretServiceItems {
     static let createdKey = "vault.created"
     static let updatedKey = "vault.updated"
     static let expiresKey = "vault.expires"
+    /// The secret's ``SecretKind`` (`totp`, `hotp`); absent or empty for a plain secret.
+    static let kindKey = "vault.kind"
     /// "true" on an item vault wrote with a value that is not empty: an item that says so and
     /// holds an empty value is one whose write never finished (see ``isHalfWritten(_:valueIsEmpty:)``).
     static let nonEmptyKey = "vault.nonempty"
     /// libsecret's generic schema: keyring's libsecret backend searches with it, so vault's
     /// items carry it; lookups by vault never require it.
     static let genericSchema = "org.freedesktop.Secret.Generic"
-    static let vaultKeys: Set<String> = [createdKey, updatedKey, expiresKey, nonEmptyKey]
+    static let vaultKeys: Set<String> = [createdKey, updatedKey, expiresKey, kindKey, nonEmptyKey]
 
     /// The attributes that find a secret, whatever tool wrote it.
     static func query(_ name: SecretName) -> [String: String] {
@@ -57,6 +59,11 @@ enum SecretServiceItems {
             attributes[expiresKey] = expires.rfc3339
         } else if existing[expiresKey] != nil {
             attributes[expiresKey] = ""
+        }
+        if let kind = record.metadata.kind {
+            attributes[kindKey] = kind.rawValue
+        } else if existing[kindKey] != nil {
+            attributes[kindKey] = ""
         }
         if !record.value.isEmpty {
             attributes[nonEmptyKey] = "true"
@@ -119,7 +126,8 @@ enum SecretServiceItems {
         let createdAt = attributes[createdKey].flatMap(Timestamp.init(rfc3339:)) ?? itemCreated ?? now
         let updatedAt = attributes[updatedKey].flatMap(Timestamp.init(rfc3339:)) ?? itemModified ?? createdAt
         let expires = attributes[expiresKey].flatMap(Timestamp.init(rfc3339:))
-        return SecretMetadata(created: createdAt, updated: updatedAt, expires: expires)
+        let kind = attributes[kindKey].flatMap(SecretKind.init(rawValue:))
+        return SecretMetadata(created: createdAt, updated: updatedAt, expires: expires, kind: kind)
     }
 
     /// Which of several matching items is "the" secret: an unlocked one, most recently

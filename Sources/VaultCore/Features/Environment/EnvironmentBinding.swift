@@ -95,9 +95,12 @@ public struct EnvironmentBinding: Hashable, Sendable {
 
 extension Vault {
     /// The bindings of every secret of `service` to their derived variables (`vault exec --all`).
+    ///
+    /// Secrets of a kind (one-time code seeds) are left out: their value is never handed out, and
+    /// one such secret must not stop every other from being bound.
     public func bindingsForAll(service: String) throws(VaultError) -> [EnvironmentBinding] {
         var bindings: [EnvironmentBinding] = []
-        for entry in try list(service: service) {
+        for entry in try list(service: service) where entry.metadata.kind == nil {
             bindings.append(try EnvironmentBinding(deriving: entry.name))
         }
         return bindings

@@ -8,6 +8,10 @@
 /// - The committed `.gitattributes` says `binary` (no text diff, no line merge, no end-of-line
 ///   conversion) for every clone, set up or not: a `merge=vault` attribute without a configured
 ///   driver would fall back to git's text merge, and `-text` alone still line-merges.
+/// - The committed `.gitignore` beside it ignores the file's lock (`PATH.lock`, which every
+///   write takes and leaves), so that `git status` does not offer it and `git add -A` does not
+///   commit it. The lock stays beside the vault file: it must be the same file for every process
+///   that writes the vault, another user's or a container's as well as this one's.
 /// - This clone's `$GIT_COMMON_DIR/info/attributes`, which takes precedence, says
 ///   `diff=vault merge=vault`.
 /// - The repository's local configuration runs `executable` (an absolute path: a bare `vault`
@@ -16,6 +20,8 @@ public struct GitSetup {
     /// What one setup changed, for the tool to print.
     public enum Change: Sendable, Equatable {
         case attribute(file: String, line: String)
+        /// A line of the committed `.gitignore`.
+        case ignored(file: String, line: String)
         case configuration(key: String, value: String)
     }
 
@@ -43,6 +49,10 @@ public struct GitSetup {
             let shared = "\(pattern) binary"
             if try Self.appendLine(shared, to: top + "/.gitattributes") {
                 changes.append(.attribute(file: ".gitattributes", line: shared))
+            }
+            let lock = "\(pattern).lock"
+            if try Self.appendLine(lock, to: top + "/.gitignore") {
+                changes.append(.ignored(file: ".gitignore", line: lock))
             }
             let local = "\(pattern) diff=vault merge=vault"
             try FileSystem.makeDirectories(common + "/info")
@@ -94,13 +104,32 @@ public struct GitSetup {
     }
 
     /// Appends `line` to the file unless it already holds it; true if it appended.
+    ///
+    /// The file must be a regular file at `path` itself: a repository can commit `.gitattributes`
+    /// as a symbolic link to a file outside it (git refuses to read such a link, and vault must
+    /// not write through it), so the last component is opened without following a link, and
+    /// without blocking on a FIFO, and what was opened is checked before it is read or written.
     static func appendLine(_ line: String, to path: String) throws(VaultError) -> Bool {
-        let text = String(decoding: try FileSystem.read(path, limit: 1 << 20) ?? [], as: UTF8.self)
+        // Appended in place with the usual mode: the file is the team's (committed) or git's.
+        func notRegular(_ kind: String) -> VaultError {
+            VaultError(.usage, "\(path) is \(kind), not a regular file in the work tree; nothing was written to it")
+        }
+        let opened = valueOrErrno {
+            open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0o644)
+        }
+        let fd: Int32
+        switch opened {
+        case .success(let value): fd = value
+        case .failure(.tooManySymbolicLinks): throw notRegular("a symbolic link")
+        case .failure(let errno): throw systemError("open \(path)", errno)
+        }
+        defer { close(fd) }
+        var st = stat()
+        try syscall("stat \(path)") { fstat(fd, &st) }
+        guard st.st_mode & S_IFMT == S_IFREG else { throw notRegular("a special file") }
+        let text = String(decoding: try FileSystem.readAll(fd, path: path, limit: 1 << 20), as: UTF8.self)
         if text.split(separator: "\n").contains(where: { $0.trimmingCharacters() == line }) { return false }
         let separator = text.isEmpty || text.hasSuffix("\n") ? "" : "\n"
-        // Appended in place with the usual mode: the file is the team's (committed) or git's.
-        let fd = try syscall("open \(path)") { open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644) }
-        defer { close(fd) }
         let bytes = Array((separator + line + "\n").utf8)
         let written = try syscall("write \(path)") { bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) } }
         guard written == bytes.count else { throw VaultError(.other, "cannot write \(path): short write") }

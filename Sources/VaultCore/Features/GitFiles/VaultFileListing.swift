@@ -7,12 +7,25 @@ public import VaultAge
 /// # vault file: 2 secrets, encrypted to 2 age public keys (header 3f1c0e9a2b7d); fingerprints are keyed by the file key and all change at a rekey
 /// vault/npm-token created=2026-11-21T10:04:48Z updated=2026-11-21T10:04:48Z expires=- fingerprint=8c1e5a0b7f3d29e4
 /// ```
-/// The fingerprint is an HMAC of the value under a key derived from the file key
-/// (``VaultAge/AgeEnvelope/keyedDigest(of:label:)``): it shows whether a value changed between
-/// two versions, and nobody without the key can test a guess against it.
+/// The fingerprint is an HMAC of the secret's name and value under a key derived from the file
+/// key (``VaultAge/AgeEnvelope/keyedDigest(of:context:label:)``): it shows whether a value
+/// changed between two versions, nobody without the key can test a guess against it, and two
+/// secrets that hold the same value show different fingerprints, so a diff does not reveal reuse.
 public enum VaultFileListing {
-    /// The HKDF label of the fingerprint key: vault's own, so it derives nothing age uses.
-    static let fingerprintLabel = "vault git fingerprint v1"
+    /// The HKDF label of the fingerprint key: vault's own, so it derives nothing age uses
+    /// (v2: the name is bound in).
+    static let fingerprintLabel = "vault git fingerprint v2"
+
+    /// The fingerprint of `record` under `envelope`'s file key: 8 bytes in hex.
+    static func fingerprint(of record: SecretRecord, envelope: AgeEnvelope) -> String {
+        // The service's length first, so that the pair reads one way whatever the names hold.
+        let service = Array(record.name.service.utf8)
+        let name =
+            withUnsafeBytes(of: UInt64(service.count).bigEndian) { Array($0) } + service
+            + Array(record.name.account.utf8)
+        return envelope.keyedDigest(of: record.value, context: name, label: fingerprintLabel).prefix(8)
+            .map { hexByte($0) }.joined()
+    }
 
     /// The listing of an opened version.
     public static func text(of version: VaultFileVersion) -> String {
@@ -25,8 +38,7 @@ public enum VaultFileListing {
         ]
         for record in version.records {
             let metadata = record.metadata
-            let fingerprint = envelope.keyedDigest(of: record.value, label: fingerprintLabel).prefix(8)
-                .map { hexByte($0) }.joined()
+            let fingerprint = fingerprint(of: record, envelope: envelope)
             lines.append(
                 "\(record.name) created=\(metadata.created.rfc3339) updated=\(metadata.updated.rfc3339) "
                     + "expires=\(metadata.expires?.rfc3339 ?? "-") fingerprint=\(fingerprint)")

@@ -5,10 +5,12 @@ public import VaultAge
 /// Each secret is merged on its own: one side's change (add, change, re-date, remove) is taken,
 /// the same change on both sides is taken once ("same" is the same value and expiry: created
 /// and updated alone never conflict), and different changes on both sides are a conflict that
-/// keeps this side's version. The merged file is sealed under a header the merging user already
-/// trusts for the path: their own side's, or the other side's only if they accepted it
-/// (``HeaderTrust``), since a header does not name its X25519 recipients and a branch that added
-/// a key must not get the team's other secrets encrypted to it.
+/// keeps this side's version. The merged file is sealed only under a header the merging user
+/// trusts for the path (``HeaderTrust``, as for writes): a header does not name its X25519
+/// recipients, and a branch that added a key must not get the team's other secrets encrypted to
+/// it. The other side's changed header is taken only if they accepted it; this side's header only
+/// if it is the one they last wrote or accepted (a fast-forward brings in someone else's file
+/// with no driver run), or they have no record for the path yet. With neither, nothing is written.
 public struct VaultMerge {
     /// Why a secret could not be merged.
     public enum ConflictKind: Sendable, Equatable {
@@ -36,15 +38,25 @@ public struct VaultMerge {
         public var named: String = ""
     }
 
-    /// The merged file (nil when it is this side's file unchanged).
+    /// This side's header, when the merge would seal under it and it is not one this user trusts:
+    /// then nothing is merged or written.
+    public struct UntrustedHeader: Sendable, Equatable {
+        /// How it differs from the header this user last wrote or accepted, e.g. "now 3 age public
+        /// keys, you wrote it to 2 age public keys, 1 added", with the keys it shows.
+        public let change: String
+    }
+
+    /// The merged file (nil when it is this side's file unchanged, or nothing was written).
     public let file: [UInt8]?
     /// The secrets left as this side has them, by name.
     public let conflicts: [Conflict]
     /// The other side's recipients, when they changed and were not taken.
     public let recipientChange: RecipientChange?
+    /// This side's recipients, when nothing was written because this user does not trust them.
+    public private(set) var untrustedHeader: UntrustedHeader? = nil
 
     /// Whether git may record the result as merged.
-    public var isClean: Bool { conflicts.isEmpty && recipientChange == nil }
+    public var isClean: Bool { conflicts.isEmpty && recipientChange == nil && untrustedHeader == nil }
 
     /// Merges `theirs` into `ours` with `base` as the common ancestor; an empty blob is a side
     /// that has no file. `path` is the file's path in the work tree, whose trusted headers count.
@@ -86,8 +98,20 @@ public struct VaultMerge {
                 recipientChange = change(ours: ours.stanzaTypes, theirs: theirs, path: path, trust: trust)
             }
         }
-        let unchanged = envelope.headerBytes == mine.envelope?.headerBytes && records == mine.records
-        let file = unchanged ? nil : Age.seal(VaultDocument.encode(records), envelope: envelope)
+        let keepsOurs = envelope.headerBytes == mine.envelope?.headerBytes
+        if keepsOurs && records == mine.records {
+            return VaultMerge(file: nil, conflicts: conflicts, recipientChange: recipientChange)
+        }
+        // A fast-forward runs no driver, so this side may be a file someone else wrote: as for a
+        // write, its header must be the one this user trusts (or the first they see).
+        if keepsOurs,
+            let difference = try trust?.difference(of: envelope.headerBytes, types: envelope.stanzaTypes, path: path)
+        {
+            return VaultMerge(
+                file: nil, conflicts: [], recipientChange: recipientChange,
+                untrustedHeader: UntrustedHeader(change: difference))
+        }
+        let file = Age.seal(VaultDocument.encode(records), envelope: envelope)
         return VaultMerge(file: file, conflicts: conflicts, recipientChange: recipientChange)
     }
 

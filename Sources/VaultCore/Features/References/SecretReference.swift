@@ -1,28 +1,36 @@
 import VaultSecureBytes
 
-/// A reference to a secret, `vault://SERVICE/NAME`, as written in dotenv files and templates.
+/// A reference to a secret, `vault://SERVICE/NAME`, as written in dotenv files and templates;
+/// `vault-otp://SERVICE/NAME` stands for a code of the one-time code secret NAME instead.
 ///
 /// SERVICE is the first path segment: a `/` in it is written `%2F` and a `%` is written `%25`
 /// (any `%XX` is decoded). NAME is everything after that first `/`, taken literally, `/`
 /// included: `vault://github.com/ci/npm-token` names `ci/npm-token` in the service `github.com`.
 public struct SecretReference: Hashable, Sendable, CustomStringConvertible {
-    /// What every reference starts with.
+    /// What a reference to a value starts with.
     public static let prefix = "vault://"
+    /// What a reference to a one-time code starts with.
+    public static let oneTimeCodePrefix = "vault-otp://"
 
     /// The secret the reference names.
     public let name: SecretName
+    /// Whether the reference stands for a one-time code of the secret (``Vault/oneTimeCode(_:minValid:clock:)``)
+    /// rather than its value.
+    public let isOneTimeCode: Bool
 
-    public init(name: SecretName) {
+    public init(name: SecretName, isOneTimeCode: Bool = false) {
         self.name = name
+        self.isOneTimeCode = isOneTimeCode
     }
 
     /// Parses `vault://SERVICE/NAME`; anything else is a usage error quoting the text (a
     /// reference, never a value).
     public init(parsing text: String) throws(VaultError) {
-        guard text.hasPrefix(Self.prefix) else {
+        isOneTimeCode = text.hasPrefix(Self.oneTimeCodePrefix)
+        guard isOneTimeCode || text.hasPrefix(Self.prefix) else {
             throw VaultError(.usage, "'\(text)' is not a reference like vault://SERVICE/NAME")
         }
-        let path = text.dropFirst(Self.prefix.count)
+        let path = text.dropFirst(isOneTimeCode ? Self.oneTimeCodePrefix.count : Self.prefix.count)
         guard let slash = path.firstIndex(of: "/"), slash != path.startIndex, path.index(after: slash) != path.endIndex
         else {
             throw VaultError(.usage, "'\(text)' is not a reference like vault://SERVICE/NAME (both parts are needed)")
@@ -33,9 +41,9 @@ public struct SecretReference: Hashable, Sendable, CustomStringConvertible {
         name = try SecretName(service: service, account: String(path[path.index(after: slash)...]))
     }
 
-    /// Whether `bytes` are meant as a reference: they start with `vault://`.
+    /// Whether `bytes` are meant as a reference: they start with `vault://` or `vault-otp://`.
     public static func looksLikeReference(_ bytes: some Collection<UInt8>) -> Bool {
-        bytes.starts(with: prefix.utf8)
+        bytes.starts(with: prefix.utf8) || bytes.starts(with: oneTimeCodePrefix.utf8)
     }
 
     /// The reference as text: SERVICE percent-encoded where needed, NAME as it is.
@@ -48,7 +56,7 @@ public struct SecretReference: Hashable, Sendable, CustomStringConvertible {
             default: service.append(character)
             }
         }
-        return Self.prefix + service + "/" + name.account
+        return (isOneTimeCode ? Self.oneTimeCodePrefix : Self.prefix) + service + "/" + name.account
     }
 
     /// `text` with each `%XX` decoded, or nil if a `%` is not followed by two hex digits or the
@@ -89,7 +97,9 @@ extension Vault {
         var values: [SecretReference: SecureBytes] = [:]
         for (reference, context) in references where values[reference] == nil {
             do throws(VaultError) {
-                values[reference] = try get(reference.name, allowExpired: allowExpired).value
+                values[reference] =
+                    reference.isOneTimeCode
+                    ? try oneTimeCode(reference.name) : try get(reference.name, allowExpired: allowExpired).value
             } catch {
                 throw error.withMessage("\(context): \(reference): \(error.message)")
             }

@@ -37,18 +37,18 @@ public final class SecretServiceServer: BusHandler {
     /// The most sessions open at once, over all clients.
     static let maximumSessions = 1024
 
-    private let items: ProviderStore
-    private var bus: ProviderBus?
-    private var sessions: [String: (owner: String, cipher: SessionCipher)] = [:]
+    let items: ProviderStore
+    var bus: ProviderBus?
+    var sessions: [String: (owner: String, cipher: SessionCipher)] = [:]
     /// Open prompts, by id, with the caller that may use them.
-    private var prompts: [String: String] = [:]
+    var prompts: [String: String] = [:]
     /// Whether each caller seen is of this uid (a unique bus name is never reused).
-    private var callers: [String: Bool] = [:]
-    private var counter: UInt64 = 0
+    var callers: [String: Bool] = [:]
+    var counter: UInt64 = 0
     /// Set by Lock, cleared by an Unlock that succeeds.
-    private var lockedByRequest = false
+    var lockedByRequest = false
     /// Whether libgcrypt is there for dh-ietf1024-sha256-aes128-cbc-pkcs7 sessions.
-    private var hasKeyAgreement = false
+    var hasKeyAgreement = false
 
     public init(store: any SecretStore) {
         items = ProviderStore(store: store)
@@ -182,7 +182,7 @@ public final class SecretServiceServer: BusHandler {
 
     // MARK: - Service
 
-    private func serviceCall(_ call: BusCall) throws(BusFailure) -> BusAnswer {
+    func serviceCall(_ call: BusCall) throws(BusFailure) -> BusAnswer {
         let arguments = call.arguments
         switch call.method {
         case "OpenSession":
@@ -301,251 +301,11 @@ public final class SecretServiceServer: BusHandler {
         }
     }
 
-    // MARK: - Collections
-
-    private func collectionCall(_ call: BusCall, id: String) throws(BusFailure) -> BusAnswer {
-        try requireUnlocked()
-        let snapshot = try snapshot()
-        guard snapshot.hasCollection(id) else { throw noSuchObject(call.path) }
-        let members = snapshot.items[id] ?? [:]
-        switch call.method {
-        case "Delete":
-            try storing { () throws(VaultError) in try items.deleteCollection(id, items: Array(members.keys)) }
-            return BusAnswer(reply: .success([.objectPath("/")]), signals: [serviceSignal("CollectionDeleted", id)])
-        case "SearchItems":
-            let wanted = try attributes(call.arguments[0])
-            let found = members.filter { $0.value.matches(wanted) }.map { ProviderPath.item(id, $0.key) }
-            return BusAnswer(reply: .success([.paths(found.sorted())]))
-        case "CreateItem":
-            return try createItem(call, collection: id, members: members, snapshot: snapshot)
-        default:
-            throw BusFailure(name: ProviderError.notSupported, message: "\(call.method) is not supported")
-        }
-    }
-
-    private func createItem(
-        _ call: BusCall, collection: String, members: [String: ProviderRecord], snapshot: ProviderStore.Snapshot
-    ) throws(BusFailure) -> BusAnswer {
-        guard let properties = call.arguments[0].entries, case .boolean(let replace) = call.arguments[2] else {
-            throw invalid("CreateItem takes (a{sv}(oayays)b)")
-        }
-        var label = ""
-        var attributes: [String: String] = [:]
-        for (key, value) in properties {
-            guard case .variant(let inner) = value else { continue }
-            switch key {
-            case "org.freedesktop.Secret.Item.Label":
-                guard case .string(let text) = inner else { throw invalid("the label is not a string") }
-                label = try checkedText(text, what: "label")
-            case "org.freedesktop.Secret.Item.Attributes": attributes = try self.attributes(inner)
-            default: continue
-            }
-        }
-        let (secret, contentType) = try secretValue(call.arguments[1], sender: call.sender)
-        let now = Timestamp.now()
-        let existing = replace ? members.first { $0.value.attributes == attributes }?.key : nil
-        let id = existing ?? randomID()
-        var record = ProviderRecord(
-            kind: .item, label: label, contentType: contentType, attributes: attributes, created: now, modified: now,
-            secret: secret)
-        if let existing, let old = members[existing] { record.created = old.created }
-        try storing { () throws(VaultError) in
-            if snapshot.collections[collection] == nil {
-                try items.writeCollection(
-                    ProviderRecord(kind: .collection, label: "Login", created: now, modified: now), id: collection)
-            }
-            try items.writeItem(record, collection: collection, id: id)
-        }
-        return BusAnswer(
-            reply: .success([.objectPath(ProviderPath.item(collection, id)), .objectPath("/")]),
-            signals: [itemSignal(existing == nil ? "ItemCreated" : "ItemChanged", collection, id)])
-    }
-
-    private func collectionProperty(_ name: String, id: String) throws(BusFailure) -> BusValue {
-        let locked = isLocked
-        switch (name, locked) {
-        case ("Locked", _): return .boolean(locked)
-        // What a locked store's encryption hides: the label by the collection's name, no times.
-        // Clients read these to check that a collection exists before they unlock it.
-        case ("Label", true): return .string(id == ProviderStore.loginCollection ? "Login" : id)
-        case ("Created", true), ("Modified", true): return .uint64(0)
-        default: break
-        }
-        let snapshot = try snapshot()
-        let record = try collectionRecord(id, in: snapshot)
-        switch name {
-        case "Items": return .paths((snapshot.items[id] ?? [:]).keys.sorted().map { ProviderPath.item(id, $0) })
-        case "Label": return .string(record.label)
-        case "Created": return .uint64(UInt64(max(0, record.created.secondsSince1970)))
-        case "Modified": return .uint64(UInt64(max(0, record.modified.secondsSince1970)))
-        default: throw unknownProperty(name)
-        }
-    }
-
-    /// The collection at `/aliases/ALIAS`. While the store is locked its aliases cannot be read:
-    /// then `default` is `login`, as it is until SetAlias says otherwise.
-    private func collection(forAlias alias: String) throws(BusFailure) -> String {
-        let snapshot: ProviderStore.Snapshot
-        do {
-            snapshot = try self.snapshot()
-        } catch {
-            if error.name == ProviderError.isLocked, alias == "default" { return ProviderStore.loginCollection }
-            throw error
-        }
-        guard let id = snapshot.collection(forAlias: alias) else {
-            throw noSuchObject(ProviderPath.aliasPrefix + alias)
-        }
-        return id
-    }
-
-    /// A collection's record; `login`'s default until it is first written.
-    private func collectionRecord(_ id: String, in snapshot: ProviderStore.Snapshot) throws(BusFailure)
-        -> ProviderRecord
-    {
-        if let record = snapshot.collections[id] { return record }
-        guard id == ProviderStore.loginCollection else { throw noSuchObject(ProviderPath.collection(id)) }
-        return ProviderRecord(kind: .collection, label: "Login", created: .now(), modified: .now())
-    }
-
-    // MARK: - Items
-
-    private func itemCall(_ call: BusCall, collection: String, id: String) throws(BusFailure) -> BusAnswer {
-        var record = try item(collection, id, path: call.path)
-        switch call.method {
-        case "Delete":
-            try storing { () throws(VaultError) in _ = try items.deleteItem(collection: collection, id: id) }
-            return BusAnswer(reply: .success([.objectPath("/")]), signals: [itemSignal("ItemDeleted", collection, id)])
-        case "GetSecret":
-            guard let session = call.arguments[0].text else { throw invalid("GetSecret takes (o)") }
-            let cipher = try sessionCipher(session, sender: call.sender)
-            return BusAnswer(reply: .success([try secretStruct(record, session: session, cipher: cipher)]))
-        case "SetSecret":
-            (record.secret, record.contentType) = try secretValue(call.arguments[0], sender: call.sender)
-            record.modified = .now()
-            try storing { () throws(VaultError) in try items.writeItem(record, collection: collection, id: id) }
-            return BusAnswer(reply: .success([]), signals: [itemSignal("ItemChanged", collection, id)])
-        default:
-            throw BusFailure(name: ProviderError.notSupported, message: "\(call.method) is not supported")
-        }
-    }
-
-    private func item(_ collection: String, _ id: String, path: String) throws(BusFailure) -> ProviderRecord {
-        try requireUnlocked()
-        guard let record = try snapshot().items[collection]?[id] else { throw noSuchObject(path) }
-        return record
-    }
-
-    // MARK: - Secrets and sessions
-
-    private func sessionCipher(_ path: String, sender: String) throws(BusFailure) -> SessionCipher {
-        guard case .session(let id) = ProviderPath.parse(path), let session = sessions[id], session.owner == sender
-        else {
-            throw BusFailure(name: ProviderError.noSession, message: "no session \(path)")
-        }
-        return session.cipher
-    }
-
-    /// A Secret struct `(oayays)` for `record`, encrypted for the session.
-    private func secretStruct(_ record: ProviderRecord, session: String, cipher: SessionCipher) throws(BusFailure)
-        -> BusValue
-    {
-        let encoded: (parameters: [UInt8], value: SecureBytes)
-        do {
-            encoded = try cipher.encode(record.secret)
-        } catch {
-            throw BusFailure(name: ProviderError.failed, message: error.message)
-        }
-        let contentType = record.contentType.isEmpty ? "text/plain" : record.contentType
-        return .tuple([
-            .objectPath(session), .bytes(SecureBytes(encoded.parameters)), .bytes(encoded.value), .string(contentType),
-        ])
-    }
-
-    /// The secret and content type of a Secret struct `(oayays)` sent through one of the caller's
-    /// sessions.
-    private func secretValue(_ value: BusValue, sender: String) throws(BusFailure) -> (SecureBytes, String) {
-        guard case .tuple(let fields) = value, fields.count == 4, let session = fields[0].text,
-            case .bytes(let parameters) = fields[1], case .bytes(let sealed) = fields[2],
-            case .string(let contentType) = fields[3]
-        else { throw invalid("a secret is (oayays)") }
-        let cipher = try sessionCipher(session, sender: sender)
-        // Padding adds at most one block; anything longer is over the limit whatever it holds.
-        guard sealed.count <= Self.maximumSecretBytes + SessionCipher.blockBytes else {
-            throw invalid("the secret is larger than \(Self.maximumSecretBytes) bytes")
-        }
-        let secret = parameters.withUnsafeBytes { (parameters) in
-            sealed.withUnsafeBytes { cipher.decode(parameters: parameters, value: $0) }
-        }
-        guard let secret else { throw invalid("the secret does not decrypt with this session's key") }
-        guard secret.count <= Self.maximumSecretBytes else {
-            throw invalid("the secret is larger than \(Self.maximumSecretBytes) bytes")
-        }
-        return (secret, try checkedText(contentType, what: "content type"))
-    }
-
-    // MARK: - Locking
-
-    /// Whether the collections are locked now: after Lock, or while the store cannot be opened
-    /// without a person.
-    private var isLocked: Bool {
-        if lockedByRequest { return true }
-        do {
-            _ = try items.snapshot()
-            return false
-        } catch {
-            return error.code == .cannotUnlock
-        }
-    }
-
-    /// Unlocks if the store opens without a person; whether it did.
-    private func tryUnlock() -> Bool {
-        do {
-            _ = try items.snapshot()
-        } catch {
-            return false
-        }
-        lockedByRequest = false
-        return true
-    }
-
-    /// Locks until the next successful Unlock; the signals that say so.
-    private func lock() -> [BusSignal] {
-        lockedByRequest = true
-        (items.store as? any HandedFileKeyStore)?.forgetKeys()
-        return [serviceSignal("CollectionChanged", ProviderStore.loginCollection)]
-    }
-
-    private func providerCall(_ call: BusCall) throws(BusFailure) -> BusAnswer {
-        switch call.method {
-        case "UnlockWithFileKey":
-            guard case .bytes(let key) = call.arguments[0] else { throw invalid("UnlockWithFileKey takes (ay)") }
-            guard let store = items.store as? any HandedFileKeyStore else {
-                throw BusFailure(name: ProviderError.notSupported, message: "this store has no file key")
-            }
-            do {
-                try store.adopt(fileKey: key)
-            } catch {
-                throw BusFailure(name: ProviderError.isLocked, message: error.message)
-            }
-            lockedByRequest = false
-            return BusAnswer(
-                reply: .success([]), signals: [serviceSignal("CollectionChanged", ProviderStore.loginCollection)])
-        case "Lock":
-            return BusAnswer(reply: .success([]), signals: lock())
-        default:
-            throw BusFailure(name: ProviderError.notSupported, message: "\(call.method) is not supported")
-        }
-    }
-
-    private func requireUnlocked() throws(BusFailure) {
-        if lockedByRequest { throw BusFailure(name: ProviderError.isLocked, message: "the collection is locked") }
-    }
-
     // MARK: - Helpers
 
     /// The store's contents now; every collection in it is then served (GDBus reaches an item
     /// only below a registered collection).
-    private func snapshot() throws(BusFailure) -> ProviderStore.Snapshot {
+    func snapshot() throws(BusFailure) -> ProviderStore.Snapshot {
         let snapshot = try storing { () throws(VaultError) in try items.snapshot() }
         for id in snapshot.collectionIDs {
             try storing { () throws(VaultError) in try bus?.register(ProviderPath.collection(id)) }
@@ -555,7 +315,7 @@ public final class SecretServiceServer: BusHandler {
 
     /// Runs a store operation; a store that cannot be opened without a person is IsLocked, any
     /// other failure Failed with its message.
-    private func storing<T>(_ body: () throws(VaultError) -> T) throws(BusFailure) -> T {
+    func storing<T>(_ body: () throws(VaultError) -> T) throws(BusFailure) -> T {
         do {
             return try body()
         } catch {
@@ -567,7 +327,7 @@ public final class SecretServiceServer: BusHandler {
     }
 
     /// An `a{ss}` within the limits.
-    private func attributes(_ value: BusValue) throws(BusFailure) -> [String: String] {
+    func attributes(_ value: BusValue) throws(BusFailure) -> [String: String] {
         guard let entries = value.entries else { throw invalid("attributes are a{ss}") }
         guard entries.count <= Self.maximumAttributes else {
             throw invalid("more than \(Self.maximumAttributes) attributes")
@@ -580,7 +340,7 @@ public final class SecretServiceServer: BusHandler {
         return attributes
     }
 
-    private func checkedText(_ text: String, what: String) throws(BusFailure) -> String {
+    func checkedText(_ text: String, what: String) throws(BusFailure) -> String {
         guard text.utf8.count <= Self.maximumTextBytes else {
             throw invalid("the \(what) is longer than \(Self.maximumTextBytes) bytes")
         }
@@ -589,7 +349,7 @@ public final class SecretServiceServer: BusHandler {
 
     /// Drops the sessions, prompts and callers of clients that have left the bus: most clients
     /// never close their session.
-    private func forgetDisconnected() {
+    func forgetDisconnected() {
         guard let bus else { return }
         var connected: [String: Bool] = [:]
         func isConnected(_ name: String) -> Bool {
@@ -603,7 +363,7 @@ public final class SecretServiceServer: BusHandler {
         callers = callers.filter { isConnected($0.key) }
     }
 
-    private func isOwnUser(_ sender: String) -> Bool {
+    func isOwnUser(_ sender: String) -> Bool {
         if let known = callers[sender] { return known }
         let allowed = bus?.uid(of: sender) == getuid()
         if callers.count >= Self.maximumSessions { forgetDisconnected() }
@@ -611,18 +371,18 @@ public final class SecretServiceServer: BusHandler {
         return allowed
     }
 
-    private func nextID() -> String {
+    func nextID() -> String {
         counter += 1
         return String(counter)
     }
 
     /// A new item id: 16 random hexadecimal digits, so that providers on one file never collide.
-    private func randomID() -> String {
+    func randomID() -> String {
         var generator = SystemRandomNumberGenerator()
         return String(generator.next() as UInt64, radix: 16)
     }
 
-    private func newCollectionID(label: String, taken snapshot: ProviderStore.Snapshot) -> String {
+    func newCollectionID(label: String, taken snapshot: ProviderStore.Snapshot) -> String {
         let base = String(
             label.lowercased().unicodeScalars.map { ProviderPath.isElement(String($0)) ? Character($0) : "_" })
         var id = base.isEmpty ? "collection" : String(base.prefix(64))
@@ -632,25 +392,25 @@ public final class SecretServiceServer: BusHandler {
         return id
     }
 
-    private func invalid(_ message: String) -> BusFailure {
+    func invalid(_ message: String) -> BusFailure {
         BusFailure(name: ProviderError.invalidArgs, message: message)
     }
-    private func noSuchObject(_ path: String) -> BusFailure {
+    func noSuchObject(_ path: String) -> BusFailure {
         BusFailure(name: ProviderError.noSuchObject, message: "no such object \(path)")
     }
-    private func unknownProperty(_ name: String) -> BusFailure { invalid("no property \(name)") }
+    func unknownProperty(_ name: String) -> BusFailure { invalid("no property \(name)") }
 
-    private func serviceSignal(_ name: String, _ collection: String) -> BusSignal {
+    func serviceSignal(_ name: String, _ collection: String) -> BusSignal {
         BusSignal(
             path: ProviderPath.root, interface: ProviderInterface.service.name, name: name,
             arguments: [.objectPath(ProviderPath.collection(collection))])
     }
 
-    private func collectionSignal(_ name: String, _ collection: String) -> BusSignal {
+    func collectionSignal(_ name: String, _ collection: String) -> BusSignal {
         serviceSignal(name, collection)
     }
 
-    private func itemSignal(_ name: String, _ collection: String, _ id: String) -> BusSignal {
+    func itemSignal(_ name: String, _ collection: String, _ id: String) -> BusSignal {
         BusSignal(
             path: ProviderPath.collection(collection), interface: ProviderInterface.collection.name, name: name,
             arguments: [.objectPath(ProviderPath.item(collection, id))])

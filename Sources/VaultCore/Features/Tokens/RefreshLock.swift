@@ -7,9 +7,9 @@
 /// ``TokenSettings/waitLimit`` (`VAULT_TIMEOUT`), since a holder may hang. The folder must be
 /// the user's and not writable by others (``FileSystem/makePrivateDirectory(_:holdingSecrets:)``).
 enum RefreshLock {
-    static func acquire(_ name: SecretName, store: any SecretStore, settings: TokenSettings) throws(VaultError)
-        -> LockFile
-    {
+    static func acquire(
+        _ name: SecretName, store: any SecretStore, settings: TokenSettings, for purpose: String? = nil
+    ) throws(VaultError) -> LockFile {
         guard let directory = settings.lockDirectory else {
             throw VaultError(
                 .usage, "no place for the refresh lock", remedy: .setVariable(oneOf: ["XDG_RUNTIME_DIR", "HOME"]))
@@ -17,7 +17,7 @@ enum RefreshLock {
         try FileSystem.makePrivateDirectory(directory, holdingSecrets: false)
         return try LockFile(
             path: "\(directory)/.vault-refresh-\(key(name, store: store)).lock", waitingAtMost: settings.waitLimit,
-            for: "the refresh of '\(name.account)'")
+            for: purpose ?? "the refresh of '\(name.account)'")
     }
 
     /// What names `name`'s lock and journal files: a hash of the store and the name.

@@ -72,6 +72,10 @@ public enum DotEnv {
                     "'\(account)' cannot be a dotenv key (only letters, digits and _ . - / are)", remedy: .useJSONFormat
                 )
             }
+            if let kind = record.metadata.kind {
+                throw VaultError(
+                    .usage, "'\(account)' is a \(kind) secret, and dotenv cannot say so", remedy: .useJSONFormat)
+            }
             guard record.value.isText else {
                 throw VaultError(
                     .usage, "the value of '\(account)' is binary (a NUL byte or invalid UTF-8)", remedy: .useJSONFormat)

@@ -8,6 +8,8 @@ public struct ImportItem: Hashable, Sendable {
     public var expires: Timestamp?
     /// Whether the input said anything about expiry (JSON's `"expires"`; never dotenv).
     public var setsExpiry: Bool
+    /// The secret's kind (JSON's `"kind"`): a one-time code seed's; nil for a plain value.
+    public var kind: SecretKind?
 
     /// An item whose input says nothing about expiry: the imported secret does not expire.
     public init(name: SecretName, value: [UInt8]) {
@@ -97,7 +99,9 @@ extension Vault {
                 writes.append(item)
                 continue
             }
-            if existing.value == item.value, !item.setsExpiry || existing.metadata.expires == item.expires {
+            if existing.value == item.value, existing.metadata.kind == item.kind,
+                !item.setsExpiry || existing.metadata.expires == item.expires
+            {
                 summary.unchanged.append(item.name)
             } else if overwrite {
                 summary.replaced.append(item.name)
@@ -113,7 +117,7 @@ extension Vault {
                 .conflict, "\(what) with a different value: \(list); nothing was imported", remedy: .overwriteImported)
         }
         for (index, item) in writes.enumerated() {
-            try set(item.name, value: item.value, expires: item.expires)
+            try set(item.name, value: SecureBytes(item.value), expires: item.expires, kind: item.kind)
             onProgress?(index + 1, writes.count)
         }
         return summary

@@ -4,7 +4,8 @@ import VaultSecureBytes
 /// The JSON form of `vault export --format json` and `vault import --format json` (docs/json.md).
 ///
 /// Export writes an array with one object per secret, keys in this order:
-/// `{"name": NAME, "value": TEXT, "expires": TIME|null}`, where a value that is not UTF-8 text
+/// `{"name": NAME, "value": TEXT, "expires": TIME|null}`, then `"kind": KIND` for a secret of a
+/// kind (``SecretKind``: a one-time code seed, whose value is its otpauth URI), where a value that is not UTF-8 text
 /// (invalid UTF-8 or a NUL byte) is written as `"value_base64"` (RFC 4648 base64 with padding)
 /// instead of `"value"`. Import reads that array (`"expires"` optional), or an object mapping
 /// names to text values (`{"NAME": "value", ...}`).
@@ -25,6 +26,10 @@ enum SecretsJSON {
             }
             out += ",\"expires\":".utf8
             out += (record.metadata.expires.map { "\"\($0.rfc3339)\"" } ?? "null").utf8
+            if let kind = record.metadata.kind {
+                out += ",\"kind\":".utf8
+                JSONString.append(kind.rawValue.utf8, to: &out)
+            }
             out += index == records.count - 1 ? "}\n".utf8 : "},\n".utf8
         }
         out += "]\n".utf8
@@ -69,6 +74,8 @@ enum SecretsJSON {
         var name: String?
         var value: [UInt8]?
         var expires: Timestamp??
+        var kind: SecretKind?
+        var kindGiven = false
         for member in members {
             switch (member.key, member.value) {
             case ("name", .string(let text)) where name == nil:
@@ -88,19 +95,44 @@ enum SecretsJSON {
                     throw fail("expires is not an RFC 3339 time like 2026-12-01T09:00:00Z")
                 }
                 expires = .some(time)
+            case ("kind", .string(let text)) where !kindGiven:
+                guard let known = SecretKind(rawValue: String(decoding: text, as: UTF8.self)), known.isOneTimeCode
+                else {
+                    throw fail("kind is not a kind this vault knows (totp, hotp)")
+                }
+                kind = known
+                kindGiven = true
+            case ("kind", .null) where !kindGiven:
+                kindGiven = true
             case ("value", .string), ("value_base64", .string):
                 throw fail("has both \"value\" and \"value_base64\"; an entry holds one of them")
-            case ("name", _), ("value", _), ("value_base64", _), ("expires", _):
+            case ("name", _), ("value", _), ("value_base64", _), ("expires", _), ("kind", _):
                 throw fail("'\(member.key)' is given twice or has the wrong type")
             default:
                 // Not quoted: a misplaced value or key may stand where a key should.
-                throw fail("an unknown key (keys are name, value or value_base64, expires)")
+                throw fail("an unknown key (keys are name, value or value_base64, expires, kind)")
             }
         }
         guard let name else { throw fail("no \"name\"") }
         guard let value else { throw fail("no \"value\" or \"value_base64\"") }
         let secretName = try Self.name(name, number: number, service: service)
-        guard let expires else { return ImportItem(name: secretName, value: value) }
-        return ImportItem(name: secretName, value: value, expires: expires)
+        var item =
+            expires.map { ImportItem(name: secretName, value: value, expires: $0) }
+            ?? ImportItem(name: secretName, value: value)
+        if let kind {
+            // The value is stored as a seed of its kind: it must be one, and of that kind.
+            var seed: OneTimeCodeSeed
+            do {
+                seed = try OneTimeCodeSeed(parsing: SecureBytes(value))
+            } catch {
+                throw fail(error.message)
+            }
+            guard seed.kind == kind else {
+                throw fail("kind is \(kind), and the value is an otpauth://\(seed.kind)/ URI")
+            }
+            item.value = seed.uri.unprotectedArray
+            item.kind = kind
+        }
+        return item
     }
 }

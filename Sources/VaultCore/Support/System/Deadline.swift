@@ -6,7 +6,7 @@
 /// requests (a redirect, the next node, a login), or the retries of a store write after a
 /// refresh, share one deadline, so that a command never runs past `VAULT_TIMEOUT`.
 public struct Deadline: Sendable {
-    private let end: UInt64
+    private var end: UInt64
 
     /// The deadline `seconds` from now.
     public init(seconds: Double) {
@@ -21,6 +21,13 @@ public struct Deadline: Sendable {
 
     /// Whether the time is up.
     public var hasPassed: Bool { Self.now() >= end }
+
+    /// This deadline, `seconds` later.
+    public func extended(by seconds: Double) -> Deadline {
+        var later = self
+        later.end = end &+ UInt64(max(0, seconds) * 1_000_000_000)
+        return later
+    }
 
     private static func now() -> UInt64 {
         var time = timespec()

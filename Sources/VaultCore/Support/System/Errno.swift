@@ -26,4 +26,6 @@ public struct Errno: Error, Sendable, Hashable, RawRepresentable, CustomStringCo
     public static let permissionDenied = Errno(rawValue: EACCES)
     /// `ENOSPC`.
     public static let noSpace = Errno(rawValue: ENOSPC)
+    /// `ELOOP`: also what `open` with `O_NOFOLLOW` fails with on a symbolic link.
+    public static let tooManySymbolicLinks = Errno(rawValue: ELOOP)
 }

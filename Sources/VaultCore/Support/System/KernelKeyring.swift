@@ -119,14 +119,19 @@ enum KernelKeyring {
     /// says and removed by the kernel after `timeout` seconds.
     ///
     /// The key is created (or an existing one of that description taken over) with a one-byte
-    /// placeholder and restricted before it is given the payload (add_key's default mask would
-    /// let the user read it for a moment), then given its timeout; if a step fails, the key is
-    /// invalidated.
+    /// placeholder and restricted to its possessor (this process) before it is given the payload
+    /// (add_key's default mask would let the user read it for a moment), then given its timeout
+    /// and linked; only then does it get `permissions`, which may drop the write and set-attribute
+    /// rights those steps needed (so that no process can replace the payload or lift the
+    /// timeout afterwards). If a step fails, the key is invalidated.
     ///
     /// A key meant for another keyring than the session's (the user keyring) is made in this
     /// process's own keyring, then linked where it belongs: the kernel counts a process as the
     /// possessor of a key only if its own keyrings lead to it, and the session keyring need not
     /// link the user keyring (sudo, `keyctl session -`).
+    /// Every right for the possessor, none for anyone else: what a key has while it is made.
+    static let possessorOnly: UInt32 = 0x3f00_0000
+
     static func add(
         description: String, payload: SecureBytes, keyring: Serial, permissions: UInt32, timeout: UInt32
     ) -> Result<Serial, Errno> {
@@ -138,7 +143,7 @@ enum KernelKeyring {
         return created.flatMap { serial in
             let key = Serial(truncatingIfNeeded: serial)
             // The timeout comes last: updating a user key's payload resets its expiry.
-            let stored = keyctl(setPermissions, argument(key), UInt(permissions))
+            let stored = keyctl(setPermissions, argument(key), UInt(possessorOnly))
                 .flatMap { _ in
                     payload.withUnsafeBytes { bytes in
                         keyctl(update, argument(key), UInt(bitPattern: bytes.baseAddress), UInt(bytes.count))
@@ -147,6 +152,10 @@ enum KernelKeyring {
                 .flatMap { _ in keyctl(setTimeout, argument(key), UInt(timeout)) }
                 .flatMap { _ in
                     staging == keyring ? .success(0) : keyctl(linkOperation, argument(key), argument(keyring))
+                }
+                .flatMap { _ in
+                    permissions == possessorOnly
+                        ? .success(0) : keyctl(setPermissions, argument(key), UInt(permissions))
                 }
             if staging != keyring { _ = keyctl(unlinkOperation, argument(key), argument(staging)) }
             if case .failure = stored { _ = invalidate(key) }

@@ -121,6 +121,9 @@ struct RecordNeedle {
         if rest.literal(Self.expiresKey) {
             guard rest.string() else { return false }
         }
+        if rest.literal(Self.kindKey) {
+            guard rest.string() else { return false }
+        }
         return rest.closingBrace() && rest.atEnd
     }
 
@@ -129,6 +132,7 @@ struct RecordNeedle {
     private static let createdKey = Literal(",\"created\":\"")
     private static let updatedKey = Literal(",\"updated\":\"")
     private static let expiresKey = Literal(",\"expires\":\"")
+    private static let kindKey = Literal(",\"kind\":\"")
 }
 
 /// A key of vault's own line shape, 8 to 16 bytes, compared with two unaligned 8-byte loads (its

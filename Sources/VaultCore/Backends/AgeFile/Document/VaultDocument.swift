@@ -11,8 +11,8 @@ import VaultSecureBytes
 /// {"vault":1}
 /// {"service":"vault","account":"gh-token","value":"Z2hwXzEyMw==","created":"2026-11-21T10:04:48Z","updated":"2026-11-21T10:04:48Z"}
 /// ```
-/// `value` is standard base64 with padding (values are bytes, not text); `expires` is present
-/// only when set. Every line ends with a newline. docs/file-format.md is the full description.
+/// `value` is standard base64 with padding (values are bytes, not text); `expires` and `kind`
+/// are present only when set. Every line ends with a newline. docs/file-format.md is the full description.
 /// Decoding is strict: an unknown key, a duplicate name or a malformed line is `.damaged`,
 /// so that vault never rewrites a document it did not fully understand.
 enum VaultDocument {
@@ -50,6 +50,10 @@ enum VaultDocument {
                 line.append(contentsOf: ",\"expires\":\"".utf8)
                 expires.appendRFC3339(to: &line)
                 line.append(0x22)
+            }
+            if let kind = record.metadata.kind {
+                line.append(contentsOf: ",\"kind\":".utf8)
+                JSONString.append(kind.rawValue.utf8, to: &line)
             }
             line.append(contentsOf: "}\n".utf8)
         }
@@ -185,7 +189,7 @@ enum VaultDocument {
 
     /// The keys of a record line, in the order vault writes them.
     private enum Key: UInt8, CaseIterable {
-        case service, account, value, created, updated, expires
+        case service, account, value, created, updated, expires, kind
 
         var bit: UInt8 { 1 << rawValue }
 
@@ -197,6 +201,7 @@ enum VaultDocument {
             case .created: "created"
             case .updated: "updated"
             case .expires: "expires"
+            case .kind: "kind"
             }
         }
 
@@ -213,6 +218,7 @@ enum VaultDocument {
             case (7, UInt8(ascii: "c")): candidate = .created
             case (7, UInt8(ascii: "u")): candidate = .updated
             case (7, UInt8(ascii: "e")): candidate = .expires
+            case (4, UInt8(ascii: "k")): candidate = .kind
             default:
                 guard let match = Key.spellings.first(where: { raw.isASCII($0.bytes) }) else { return nil }
                 candidate = match.key
@@ -231,6 +237,7 @@ enum VaultDocument {
         var created: JSONLine.RawString?
         var updated: JSONLine.RawString?
         var expires: JSONLine.RawString?
+        var kind: JSONLine.RawString?
 
         /// Whether every required key is present (checked without decoding values or times).
         var isComplete: Bool { service != nil && account != nil && value != nil && created != nil && updated != nil }
@@ -253,7 +260,13 @@ enum VaultDocument {
                 metadata: SecretMetadata(
                     created: try time(created, "created", lineNumber),
                     updated: try time(updated, "updated", lineNumber),
-                    expires: try expires.map { (text) throws(VaultError) in try time(text, "expires", lineNumber) }))
+                    expires: try expires.map { (text) throws(VaultError) in try time(text, "expires", lineNumber) },
+                    kind: try kind.map { (raw) throws(VaultError) in
+                        guard let text = raw.string, let kind = SecretKind(rawValue: text) else {
+                            throw damaged(lineNumber, "'kind' is not a kind's name (a-z, 0-9 and -)")
+                        }
+                        return kind
+                    }))
         }
 
         /// The record, its value decoded into a slice of `values`.
@@ -322,6 +335,7 @@ enum VaultDocument {
                 case .expires:
                     if case .null = value { break }
                     fields.expires = try text()
+                case .kind: fields.kind = try text()
                 }
             }
         } catch {

@@ -30,12 +30,14 @@ public struct FileKeyCache: Sendable {
     private static let payloadVersion: UInt8 = 1
     /// Session scope: the possessor may view, read, write, search, link and set attributes;
     /// the user, group and others nothing.
-    static let sessionPermissions: UInt32 = 0x3f00_0000
-    /// User scope: every process of the user may view, read, write, search and set attributes
-    /// (not link), also one whose session keyring does not link the user keyring (sudo,
+    static let sessionPermissions: UInt32 = KernelKeyring.possessorOnly
+    /// User scope: every process of the user may view, read and search (to find, read and
+    /// invalidate the key), also one whose session keyring does not link the user keyring (sudo,
     /// `keyctl session -`), which the kernel does not count as a possessor; group and others
-    /// nothing.
-    static let userPermissions: UInt32 = 0x3f2f_0000
+    /// nothing. Once stored (``KernelKeyring/add``) no one may write the key or set its
+    /// attributes: no process can lift its timeout or replace its payload. (A session-scope key
+    /// is possessed by its login alone.)
+    static let userPermissions: UInt32 = 0x0b0b_0000
 
     /// The description a file's key is cached under.
     static func description(header: [UInt8]) -> String { descriptionPrefix + Digest.hex(header) }
@@ -43,7 +45,7 @@ public struct FileKeyCache: Sendable {
     // MARK: - Reading
 
     /// The cached file key for `header` and when it expires, or nil (also where the kernel refuses).
-    func lookup(header: [UInt8]) -> (key: SecureBytes, expires: Timestamp)? {
+    private func lookup(header: [UInt8]) -> (key: SecureBytes, expires: Timestamp)? {
         let description = Self.description(header: header)
         for keyring in [KernelKeyring.session, KernelKeyring.user] {
             guard case .success(let serial?) = KernelKeyring.search(keyring, description: description),
@@ -59,9 +61,20 @@ public struct FileKeyCache: Sendable {
     /// verifies; nil when there is none, or the one found does not belong to this header (then
     /// nothing derived from it leaves this function).
     public func envelope(forFileStartingWith prefix: [UInt8]) -> AgeEnvelope? {
+        verified(forFileStartingWith: prefix)?.envelope
+    }
+
+    /// Until when the key cached for the file that starts with `prefix` is kept, if one is and
+    /// its header MAC verifies: a key planted under the right description is not an unlock.
+    public func unlockedUntil(fileStartingWith prefix: [UInt8]) -> Timestamp? {
+        verified(forFileStartingWith: prefix)?.expires
+    }
+
+    private func verified(forFileStartingWith prefix: [UInt8]) -> (envelope: AgeEnvelope, expires: Timestamp)? {
         guard let header = Age.binaryHeader(in: prefix), let cached = lookup(header: header) else { return nil }
         do {
-            return try Age.envelope(ofHeaderIn: prefix, fileKey: cached.key)
+            guard let envelope = try Age.envelope(ofHeaderIn: prefix, fileKey: cached.key) else { return nil }
+            return (envelope, cached.expires)
         } catch {
             // Not this header's key (the digest matched, the MAC did not): as if none were cached.
             return nil
