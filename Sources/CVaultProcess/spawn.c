@@ -3,6 +3,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -14,9 +16,16 @@
 #define JOIN_SESSION_KEYRING 1 /* KEYCTL_JOIN_SESSION_KEYRING, keyctl(2) */
 
 // Runs in the forked child: only async-signal-safe calls until execve.
-static void
-startChild(const char *path, char *const *argv, char *const *envp, int input, int output, int errorOutput, int report) {
-    (void)setpgid(0, 0);
+static void startChild(
+    const char *path, char *const *argv, char *const *envp, int input, int output, int errorOutput, int options,
+    pid_t parent, int report) {
+    if ((options & CVAULTPROCESS_SPAWN_SAME_GROUP) == 0) (void)setpgid(0, 0);
+    if ((options & CVAULTPROCESS_SPAWN_DIE_WITH_PARENT) != 0) {
+        // The kernel kills the child when vault's thread ends, even by SIGKILL, which no handler
+        // sees; a parent that died before the call is seen by its pid having changed.
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0UL, 0UL, 0UL) != 0) goto failed;
+        if (getppid() != parent) _exit(127);
+    }
     // A new, empty session keyring: the child cannot reach a key cached in vault's. Where the
     // kernel refuses key calls (a seccomp filter), nothing can have been cached to reach.
     (void)syscall(SYS_keyctl, JOIN_SESSION_KEYRING, 0UL, 0UL, 0UL, 0UL);
@@ -32,7 +41,10 @@ startChild(const char *path, char *const *argv, char *const *envp, int input, in
         for (int fd = 3; fd < highest; fd++)
             if (fd != report) (void)fcntl(fd, F_SETFD, FD_CLOEXEC);
     }
-    execve(path, argv, envp);
+    if ((options & CVAULTPROCESS_SPAWN_SEARCH_PATH) != 0)
+        execvpe(path, argv, envp);
+    else
+        execve(path, argv, envp);
 failed:;
     int error = errno;
     while (write(report, &error, sizeof error) < 0 && errno == EINTR) {
@@ -41,11 +53,12 @@ failed:;
 }
 
 pid_t CVaultProcess_spawnInOwnKeyring(
-    const char *path, char *const *argv, char *const *envp, int input, int output, int errorOutput) {
+    const char *path, char *const *argv, char *const *envp, int input, int output, int errorOutput, int options) {
     int report[2];
     if (pipe2(report, O_CLOEXEC) != 0) return -1;
+    pid_t parent = getpid();
     pid_t pid = fork();
-    if (pid == 0) startChild(path, argv, envp, input, output, errorOutput, report[1]);
+    if (pid == 0) startChild(path, argv, envp, input, output, errorOutput, options, parent, report[1]);
     int forkError = errno;
     close(report[1]);
     if (pid < 0) {

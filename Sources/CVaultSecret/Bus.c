@@ -2,6 +2,8 @@
 // type (CVaultSecret_BusCall), and the bus's own questions.
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "shim_internal.h"
 
@@ -73,6 +75,64 @@ bool CVaultSecret_ProviderProcessID(
     struct CVaultSecret_GVariant *value = fn.g_variant_get_child_value(reply, 0);
     *pid = fn.g_variant_get_uint32(value);
     fn.g_variant_unref(value);
+    fn.g_variant_unref(reply);
+    return true;
+}
+
+// MARK: vault's own provider (the file key handed to it by `vault unlock`)
+
+// One string argument in a tuple: the bus's own methods take a name.
+static struct CVaultSecret_GVariant *bus_question(
+    const char *method, const char *argument, const char *reply_type, CVaultSecret_Deadline *deadline,
+    CVaultSecret_Error **error) {
+    struct CVaultSecret_GVariant *name = fn.g_variant_new_string(argument);
+    return CVaultSecret_BusCallNoStart(
+        "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", method,
+        fn.g_variant_new_tuple(&name, 1), reply_type, deadline, error);
+}
+
+// The first child of a reply of type "(u)", and the reply released.
+static uint32_t take_uint32(struct CVaultSecret_GVariant *reply) {
+    struct CVaultSecret_GVariant *value = fn.g_variant_get_child_value(reply, 0);
+    uint32_t number = fn.g_variant_get_uint32(value);
+    fn.g_variant_unref(value);
+    fn.g_variant_unref(reply);
+    return number;
+}
+
+char *_Nullable CVaultSecret_NameOwner(
+    const char *_Nonnull name, uint32_t *_Nonnull uid, uint32_t *_Nonnull pid, CVaultSecret_Deadline *_Nonnull deadline,
+    CVaultSecret_Error *_Nullable *_Nonnull error) {
+    *uid = UINT32_MAX;
+    *pid = 0;
+    struct CVaultSecret_GVariant *reply = bus_question("GetNameOwner", name, "(s)", deadline, error);
+    if (reply == NULL) return NULL;
+    struct CVaultSecret_GVariant *value = fn.g_variant_get_child_value(reply, 0);
+    char *unique = strdup(fn.g_variant_get_string(value, NULL));
+    fn.g_variant_unref(value);
+    fn.g_variant_unref(reply);
+    if (unique == NULL) abort();  // as GLib does when memory is exhausted
+    reply = bus_question("GetConnectionUnixUser", unique, "(u)", deadline, error);
+    if (reply != NULL) *uid = take_uint32(reply);
+    if (reply != NULL) reply = bus_question("GetConnectionUnixProcessID", unique, "(u)", deadline, error);
+    if (reply != NULL) *pid = take_uint32(reply);
+    if (*error != NULL) {
+        free(unique);
+        return NULL;
+    }
+    return unique;
+}
+
+bool CVaultSecret_CallWithBytes(
+    const char *_Nonnull destination, const char *_Nonnull path, const char *_Nonnull interface,
+    const char *_Nonnull method, const uint8_t *_Nullable bytes, size_t length,
+    CVaultSecret_Deadline *_Nonnull deadline, CVaultSecret_Error *_Nullable *_Nonnull error) {
+    struct CVaultSecret_GVariant *argument =
+        bytes != NULL ? fn.g_variant_new_fixed_array(CVAULTSECRET_TYPE("y"), bytes, length, 1) : NULL;
+    struct CVaultSecret_GVariant *reply = CVaultSecret_BusCallNoStart(
+        destination, path, interface, method, fn.g_variant_new_tuple(&argument, argument != NULL ? 1 : 0), "()",
+        deadline, error);
+    if (reply == NULL) return false;
     fn.g_variant_unref(reply);
     return true;
 }

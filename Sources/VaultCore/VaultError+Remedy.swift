@@ -93,6 +93,11 @@ extension VaultError {
         /// Root does not replace another user's file with secrets: remove that file, or write
         /// elsewhere.
         case removeForeignFile
+        /// Another Secret Service provider runs or is installed for the user: stop or remove it,
+        /// or make vault the provider anyway.
+        case replaceProvider
+        /// A program the tool needs to start (a D-Bus daemon) is not installed: install it.
+        case installProgram(name: String)
         /// An address vault would send tokens to is plain http on another machine: use https,
         /// or allow plain http explicitly.
         case useHTTPS

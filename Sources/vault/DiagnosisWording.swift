@@ -30,3 +30,23 @@ extension Diagnosis.Reason {
         }
     }
 }
+
+extension VaultProviderState {
+    /// The `provider` line of `vault doctor`: whether vault is the Secret Service.
+    var wording: String {
+        var parts: [String] = []
+        switch owner {
+        case let owner? where owner.isVault:
+            parts.append("vault is the Secret Service now: \(owner.name) owns the name")
+        case let owner?: parts.append("vault is not the Secret Service: \(owner.name) owns the name")
+        case nil: parts.append("nothing owns the Secret Service's name now")
+        }
+        if let file = vaultsFile {
+            parts.append("the session bus starts vault when asked (\(file.path): \(file.exec))")
+        } else {
+            parts.append("no activation file of vault's ('vault secret-service enable' writes one)")
+        }
+        for other in othersForUser { parts.append("another provider is installed for this user: \(other.path)") }
+        return "provider".padding(to: 16) + parts.joined(separator: "; ")
+    }
+}

@@ -73,6 +73,8 @@ extension VaultError {
         case .check(let what): return "; check \(what)"
         case .restrictMode(let path, let mode): return "; run: chmod \(mode) \(path)"
         case .removeForeignFile: return "; remove it or write elsewhere"
+        case .replaceProvider: return "; stop or remove it first, or use --force to make vault the provider anyway"
+        case .installProgram(let name): return "; install \(name) (Debian: apt-get install dbus-daemon, or dbus-broker)"
         case .useHTTPS: return "; use https://, or set VAULT_ALLOW_HTTP=1 to allow it"
         case .nameFileItself: return "; name the file itself"
         case .unlockKeyring:

@@ -65,6 +65,8 @@ extension OptionName {
 
     // `unlock`
     static let duration = OptionName("for")
+    // vault secret-service enable
+    static let force = OptionName("force")
 }
 
 /// What a shell completes for a word of the command line: declared with each option and each

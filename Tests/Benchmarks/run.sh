@@ -224,6 +224,11 @@ dbus-run-session -- sh "$root/Tests/with-keyring.sh" \
     bash "$here/secret-service.sh" "$vault" "$out" "$runs" "$warmup" \
     || fail "the Secret Service group failed"
 
+# --- vault as the Secret Service against gnome-keyring, side by side ----------------------------
+dbus-run-session -- sh "$root/Tests/with-keyring.sh" \
+    bash "$here/secret-service-provider.sh" "$vault" "$out" "$runs" "$warmup" \
+    || fail "the Secret Service provider group failed"
+
 # --- OpenBao: a dev server on 127.0.0.1 (the bao binary of the test venv) ----------------------
 bash "$here/openbao.sh" "$vault" "$out" "$runs" "$warmup" || fail "the OpenBao group failed"
 

@@ -15,6 +15,10 @@ struct LibraryWordingTests {
     static let argumentFiles: [(file: String, why: String)] = [
         ("VaultCore/Features/GitFiles/GitCommandRunner.swift", "git's own options, for vault git setup"),
         ("VaultAge/Plugin/PluginCommandLine.swift", "the age plugin protocol's one argument, --age-plugin="),
+        (
+            "VaultCore/Features/SecretServiceHost/ProviderCommandLine.swift",
+            "vault's provider's and dbus-daemon's arguments, and the activation file's mark"
+        ),
     ]
 
     /// Whether a literal names a `vault` command ('vault get') or a flag (--file).

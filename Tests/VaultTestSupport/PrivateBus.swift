@@ -44,13 +44,24 @@ public final class PrivateBus {
             && (try? runTool("/usr/bin/python3", ["-c", "import dbus"], timeout: 30).status) == 0
     }
 
-    public init(_ peer: Peer) throws {
+    public convenience init(_ peer: Peer) throws {
+        try self.init(peer, activation: nil)
+    }
+
+    /// A bus as a login's: services are activated from the standard folders that `environment`'s
+    /// XDG_RUNTIME_DIR, XDG_DATA_HOME and XDG_DATA_DIRS name, and get that environment
+    /// (Tests/bus.sh's exec_session_bus); nothing runs on it until something is activated.
+    public convenience init(activatingWith environment: [String: String]) throws {
+        try self.init(.none, activation: environment)
+    }
+
+    private init(_ peer: Peer, activation: [String: String]?) throws {
         directory = try makeTemporaryDirectory(prefix: "vault-bus")
         try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: directory.path)
         let socket = directory.appendingPathComponent("bus").path
         address = "unix:path=\(socket)"
         do {
-            try startBus(socket: socket)
+            try startBus(socket: socket, activation: activation)
             try waitUntil("the private bus at \(socket)", "test", "-S", socket)
             switch peer {
             case .none: break
@@ -119,10 +130,12 @@ public final class PrivateBus {
     }
 
     /// The bus itself: Tests/bus.sh's exec_private_bus, so its process id is the bus's.
-    private func startBus(socket: String) throws {
+    private func startBus(socket: String, activation: [String: String]?) throws {
+        let function = activation == nil ? "exec_private_bus" : "exec_session_bus"
         try launch(
             "dbus-daemon", "/bin/sh",
-            ["-c", "bus_tests=$1; . \"$1/bus.sh\" && exec_private_bus \"$2\"", "sh", try testsFolder(), socket])
+            ["-c", "bus_tests=$1; . \"$1/bus.sh\" && \(function) \"$2\"", "sh", try testsFolder(), socket],
+            activation ?? [:])
     }
 
     private func startSilentOwner() throws {

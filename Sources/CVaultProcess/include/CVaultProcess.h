@@ -42,6 +42,12 @@ int CVaultProcess_closeOnExecExcept(int lowest, const int *_Nullable kept, int k
 /// then not guarded). SIGKILL of vault itself cannot be caught: the group then lives on.
 int CVaultProcess_guardGroup(pid_t group);
 
+/// Passes SIGTERM and SIGHUP sent to vault on to `child` (the user's command that `vault
+/// secret-service run` waits for), until called again with 0, which puts back the handlers that
+/// were there. A handler must make only async-signal-safe calls, which C can promise; hence C.
+/// Returns 0, or -1 with errno set.
+int CVaultProcess_forwardSignals(pid_t child);
+
 /// Stops guarding the group in `slot` (from CVaultProcess_guardGroup; -1 is ignored). Call it
 /// once the group's leader is reaped.
 void CVaultProcess_releaseGroup(int slot);
@@ -61,14 +67,28 @@ long CVaultProcess_addUserKey(
 long CVaultProcess_keyctl(
     int operation, unsigned long argument2, unsigned long argument3, unsigned long argument4, unsigned long argument5);
 
+/// Options of CVaultProcess_spawnInOwnKeyring, or-ed together.
+enum {
+    /// Stay in the caller's process group (a command run for the user in the foreground, which the
+    /// terminal's Ctrl-C must reach) instead of a group of the child's own.
+    CVAULTPROCESS_SPAWN_SAME_GROUP = 1,
+    /// `path` is a name searched in PATH as execvp(3) does (execvpe), not a path.
+    CVAULTPROCESS_SPAWN_SEARCH_PATH = 2,
+    /// The kernel kills the child with SIGKILL when the calling thread ends (PR_SET_PDEATHSIG), even
+    /// when vault itself is killed with SIGKILL: for a helper such as a private bus that must not
+    /// outlive vault. Spawn from the thread that lives as long as the child should.
+    CVAULTPROCESS_SPAWN_DIE_WITH_PARENT = 4,
+};
+
 /// Starts `path` with `argv` and `envp` (NULL-terminated; the caller owns them) in a process group
-/// of its own and a new, empty session keyring, with `input`, `output` and `errorOutput` as its
-/// descriptors 0, 1 and 2 (-1 for input or errorOutput: /dev/null) and no other descriptor.
-/// posix_spawn cannot make the child join a keyring, so the child is forked here and makes only
-/// async-signal-safe calls before execve. Returns the child's pid, or -1 with errno set, also when
-/// execve failed (the child reports its errno through a close-on-exec pipe and is reaped here).
+/// of its own (unless `options` say otherwise) and a new, empty session keyring, with `input`,
+/// `output` and `errorOutput` as its descriptors 0, 1 and 2 (-1 for input or errorOutput:
+/// /dev/null; 0, 1 and 2 keep the caller's) and no other descriptor. posix_spawn cannot make the
+/// child join a keyring, so the child is forked here and makes only async-signal-safe calls before
+/// execve. Returns the child's pid, or -1 with errno set, also when execve failed (the child reports
+/// its errno through a close-on-exec pipe and is reaped here).
 pid_t CVaultProcess_spawnInOwnKeyring(
     const char *_Nonnull path, char *_Nullable const *_Nonnull argv, char *_Nullable const *_Nonnull envp, int input,
-    int output, int errorOutput);
+    int output, int errorOutput, int options);
 
 #endif

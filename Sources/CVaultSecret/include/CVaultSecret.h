@@ -87,6 +87,24 @@ void CVaultSecret_SessionReset(void);
 bool CVaultSecret_ProviderProcessID(
     CVaultSecret_Deadline *_Nonnull deadline, uint32_t *_Nonnull pid, CVaultSecret_Error *_Nullable *_Nonnull error);
 
+/// The unique name of the connection that owns `name` on the session bus now (GetNameOwner, which
+/// never starts a service), and the uid and process id the bus knows for that connection
+/// (GetConnectionUnixUser, GetConnectionUnixProcessID): malloc'd, the caller frees it with free().
+/// A call addressed to the unique name reaches that connection or none, even if the well-known
+/// name changes hands meanwhile. NULL with *error set on failure (org.freedesktop.DBus.Error.
+/// NameHasNoOwner when nothing owns it). Call after CVaultSecret_SessionBusConnect.
+char *_Nullable CVaultSecret_NameOwner(
+    const char *_Nonnull name, uint32_t *_Nonnull uid, uint32_t *_Nonnull pid, CVaultSecret_Deadline *_Nonnull deadline,
+    CVaultSecret_Error *_Nullable *_Nonnull error);
+/// Calls `method` of `interface` at `path` on the connection `destination`, never starting a
+/// service, with one argument of type ay (`length` bytes of `bytes`, copied into GLib's message,
+/// which GLib frees without wiping) or none when `bytes` is NULL, and expects an empty reply. False
+/// with *error set on failure. Call after CVaultSecret_SessionBusConnect.
+bool CVaultSecret_CallWithBytes(
+    const char *_Nonnull destination, const char *_Nonnull path, const char *_Nonnull interface,
+    const char *_Nonnull method, const uint8_t *_Nullable bytes, size_t length,
+    CVaultSecret_Deadline *_Nonnull deadline, CVaultSecret_Error *_Nullable *_Nonnull error);
+
 /// Whether KWallet (kwalletd5 or kwalletd6, on the session bus) has the wallet behind
 /// `collection` open: then its unlock prompt completes without asking anyone. Its own
 /// interface's isOpen(label); false with *error NULL if the answer is no or no such wallet.

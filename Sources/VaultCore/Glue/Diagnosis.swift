@@ -32,6 +32,8 @@ public struct Diagnosis {
     public var chosen: BackendKind
     /// Why that backend was chosen.
     public var reason: Reason
+    /// Whether vault is the Secret Service provider (`vault secret-service enable`).
+    public var vaultProvider: VaultProviderState
 
     /// Examines every backend. Never throws for a backend's own failure: that is the report.
     public init(factory: StoreFactory) throws(VaultError) {
@@ -74,9 +76,13 @@ public struct Diagnosis {
         }
         var present = true
         if case .absent = probe { present = false }
-        if present, let provider = factory.secretServiceProvider() {
-            secretService.provider = provider.name + (provider.note.map { " (\($0))" } ?? "")
+        let owner = present ? factory.secretServiceProvider() : nil
+        if let owner {
+            secretService.provider = owner.name + (owner.note.map { " (\($0))" } ?? "")
         }
+        vaultProvider = VaultProviderState(
+            owner: owner.map { RunningProvider(name: $0.name, isVault: $0.isVault) },
+            activation: try? factory.providerActivation())
         // One row per store kind, in the table's order; OpenBao's only when it is named or chosen.
         backends = BackendKind.stores.compactMap { (kind) -> Backend? in
             switch kind {
@@ -116,5 +122,23 @@ public struct Diagnosis {
             return name
         }
         return "a passphrase typed at the terminal (none of \(VaultVariables.unlock.joined(separator: ", ")) is set)"
+    }
+}
+
+/// Whether vault is the user's Secret Service provider: who owns the name now, and whether the
+/// session bus would start vault (its activation file).
+public struct VaultProviderState: Sendable {
+    /// The program that owns `org.freedesktop.secrets` now, if any.
+    public var owner: RunningProvider?
+    /// vault's activation file, if there is one.
+    public var vaultsFile: ProviderActivation.Found?
+    /// Other activation files for the name in the user's own folders.
+    public var othersForUser: [ProviderActivation.Found]
+
+    init(owner: RunningProvider?, activation: ProviderActivation?) {
+        self.owner = owner
+        let found = activation?.found() ?? []
+        vaultsFile = found.first { $0.isVaults }
+        othersForUser = found.filter { $0.isUsers && !$0.isVaults }
     }
 }

@@ -1,9 +1,5 @@
 import VaultCore
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// `vault git setup|textconv|merge`: a team's vault file in a git repository (docs/ci.md).
 extension CommandSpec {
     static let git = CommandSpec(
@@ -64,7 +60,7 @@ extension CommandSpec {
 /// The actions of `vault git`.
 enum GitCommand {
     static func setup(_ invocation: Invocation, paths: [String]) throws(VaultError) -> Int32 {
-        let setup = GitSetup(environment: invocation.environment, executable: try executablePath())
+        let setup = GitSetup(environment: invocation.environment, executable: try ThisProgram.path())
         let changes = try setup.run(paths: paths)
         if changes.isEmpty { StandardIO.print("vault git setup: nothing to change, already set up\n") }
         for change in changes {
@@ -147,13 +143,5 @@ enum GitCommand {
     /// The glue without a prompt: git runs textconv and merge drivers with no one to answer.
     private static func promptless(_ invocation: Invocation) -> StoreFactory {
         StoreFactory(options: invocation.factory.options, configuration: invocation.factory.configuration, prompt: nil)
-    }
-
-    /// This program's absolute path, for git to run it by.
-    private static func executablePath() throws(VaultError) -> String {
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        guard count > 0 else { throw VaultError(.other, "cannot find this program's path in /proc/self/exe") }
-        return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

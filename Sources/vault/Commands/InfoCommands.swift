@@ -36,6 +36,8 @@ extension CommandSpec {
         details: """
             For each backend, prints whether it can be used now and why not. Then the backend that
             'auto' would pick and the rule that picked it. Exits 0 if the chosen backend is usable, 5 if not.
+            The 'provider' line says whether vault is the Secret Service now (who owns the name on the
+            session bus) and whether the bus starts it when asked ('vault secret-service enable').
             The 'unlock' line, before that, says whether the kernel keyring can keep an unlocked file key here (and why
             not), the scope, whether this login has a session keyring of its own, and until when the
             vault file is unlocked.
@@ -49,6 +51,7 @@ extension CommandSpec {
                 let name = backend.kind.rawValue.padding(to: 16)
                 text += "\(name)\(backend.usable ? "usable    " : "unusable  ")\(backend.wording)\n"
             }
+            text += report.vaultProvider.wording + "\n"
             text += UnlockDiagnosis(factory: invocation.factory).wording + "\n"
             text += report.chosenLine + "\n"
             StandardIO.print(text)

@@ -11,7 +11,7 @@ extension CommandSpec {
         operands: SecretServiceAction.all.map(\.name).joined(separator: "|") + " ...",
         summary: "be the Secret Service (org.freedesktop.secrets) for other programs",
         details: SecretServiceAction.all.map(\.details).joined(separator: "\n"),
-        options: [],
+        options: SecretServiceAction.all.flatMap(\.options),
         run: { (invocation) throws(VaultError) in
             let operands = invocation.commandLine.operands + (invocation.commandLine.terminated ?? [])
             let names = SecretServiceAction.all.map(\.name).joined(separator: "|")
@@ -30,11 +30,13 @@ struct SecretServiceAction: Sendable {
     let name: String
     /// The action's paragraph of the command's help, starting with its usage.
     let details: String
+    /// The options only this action takes (the command accepts the union).
+    var options: [OptionSpec] = []
     /// Runs the action with the operands after its name.
     let run: @Sendable (Invocation, [String]) throws(VaultError) -> Int32
 
     /// Every action, in the order the help lists them.
-    static let all: [SecretServiceAction] = [.serve]
+    static let all: [SecretServiceAction] = [.serve, .run, .enable, .disable]
 }
 
 extension SecretServiceAction {

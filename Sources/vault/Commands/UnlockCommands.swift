@@ -12,6 +12,9 @@ extension CommandSpec {
             use does not extend it. VAULT_UNLOCK_SCOPE=session (default) keeps it for this login only,
             user for all of the user's processes. Exit 2 in CI (CI set: keys are never cached there),
             5 if the kernel refuses (a seccomp filter, the key quota).
+            Where vault is the Secret Service on this user's session bus ('vault secret-service'), the key
+            is also handed to that provider over the bus, and only to a provider of this user running
+            this vault program, which takes it only for the file it serves.
             """,
         options: [
             OptionSpec(
@@ -32,8 +35,14 @@ extension CommandSpec {
                 throw VaultError(.usage, "VAULT_UNLOCK_TTL is 0 (caching is off); give --for DURATION")
             }
             guard store.exists else { throw VaultError(.notFound, "no vault file at \(store.path)") }
-            try store.unlock(seconds: seconds)
-            StandardIO.error("unlocked \(store.path) for \(seconds)s (\(cache.policy.scope.rawValue) scope)")
+            var handedOver: VaultProviderControl.Outcome?
+            try store.unlock(seconds: seconds) { (key) throws(VaultError) in
+                StandardIO.error("unlocked \(store.path) for \(seconds)s (\(cache.policy.scope.rawValue) scope)")
+                handedOver = try invocation.factory.unlockVaultProvider(fileKey: key)
+            }
+            if case .done(let pid) = handedOver {
+                StandardIO.error("unlocked vault's Secret Service provider (pid \(pid)) for the same file")
+            }
             return ExitStatus.success
         })
 
@@ -42,13 +51,17 @@ extension CommandSpec {
         summary: "forget every cached vault key now",
         details: """
             Removes every vault file key this process can reach from the kernel keyring: the session
-            keyring's and the user keyring's. Exits 0 also when there was none.
+            keyring's and the user keyring's, and locks vault's Secret Service provider on this user's
+            session bus, if it is the provider. Exits 0 also when there was none.
             """,
         options: [],
         run: { (invocation) throws(VaultError) in
             _ = try invocation.operands(0...0)
             let count = try FileKeyCache.forgetAll()
             StandardIO.error(count == 1 ? "forgot 1 cached key" : "forgot \(count) cached keys")
+            if case .done(let pid) = try invocation.factory.lockVaultProvider() {
+                StandardIO.error("locked vault's Secret Service provider (pid \(pid))")
+            }
             return ExitStatus.success
         })
 }

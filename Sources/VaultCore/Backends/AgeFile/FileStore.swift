@@ -1,5 +1,5 @@
 public import VaultAge
-import VaultSecureBytes
+public import VaultSecureBytes
 
 /// A vault kept in one age-encrypted file (see docs/file-format.md).
 ///
@@ -122,14 +122,18 @@ public final class FileStore: SecretStore {
     /// Opens the vault file with its usual keys (or a key cached already) and caches its file
     /// key in the kernel keyring for `seconds` (`vault unlock`): also a key from the environment,
     /// which is never cached implicitly. Throws `.usage` in CI, before asking for anything, and
-    /// `.unavailable` where the kernel refuses.
-    public func unlock(seconds: Int64) throws(VaultError) {
+    /// `.unavailable` where the kernel refuses. Once the key is cached, `provider` is given it (vault's
+    /// Secret Service provider, which the kernel keyring of this session does not reach).
+    public func unlock(
+        seconds: Int64, handingKeyTo provider: ((SecureBytes) throws(VaultError) -> Void)? = nil
+    ) throws(VaultError) {
         guard let cache else { throw VaultError(.unavailable, "no unlock cache for \(path)") }
         guard cache.policy.mayStore else { throw VaultError(.usage, "keys are never cached in CI (CI is set)") }
         unlocking = true
         defer { unlocking = false }
         guard let opened = try load() else { throw VaultError(.notFound, "no vault file at \(path)") }
         try cache.store(opened.envelope, seconds: seconds)
+        try provider?(opened.envelope.fileKeyBytes)
     }
 
     /// Until when the kernel keyring holds the key of the file as it is now, or nil (also when

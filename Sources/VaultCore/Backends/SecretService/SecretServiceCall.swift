@@ -327,6 +327,44 @@ struct SecretServiceCall {
         return pid
     }
 
+    /// The connection that owns `name` now, by its unique name, with the uid and process id the
+    /// bus knows for it (after ``connect()``); nil when nothing owns it. Never starts a service.
+    func nameOwner(_ name: String) throws(VaultError) -> (unique: String, uid: UInt32, pid: UInt32)? {
+        var uid: UInt32 = 0
+        var pid: UInt32 = 0
+        var error: OpaquePointer?
+        let unique = CVaultSecret_NameOwner(name, &uid, &pid, deadline, &error)
+        if let error {
+            let glib = Self.glibError(error)
+            if glib.domain == GLibErrorCode.dbusDomain, glib.code == GLibErrorCode.dbusNameHasNoOwner {
+                CVaultSecret_ErrorFree(error)
+                return nil
+            }
+        }
+        guard let unique = try check({ _ in unique }) ?? nil else { throw failedSilently("asking who owns \(name)") }
+        defer { free(unique) }
+        return (String(cString: unique), uid, pid)
+    }
+
+    /// Calls `method` of `interface` at `path` on the connection `destination` (a unique name,
+    /// after ``connect()``) with `bytes` as its one argument (ay), or none; never starts a service.
+    func call(
+        _ destination: String, _ path: String, _ interface: String, _ method: String, bytes: SecureBytes?
+    ) throws(VaultError) {
+        let done = try check { error in
+            guard let bytes else {
+                return CVaultSecret_CallWithBytes(destination, path, interface, method, nil, 0, deadline, &error)
+            }
+            // A key has at least one byte, so the pointer is not NULL (which would mean no argument).
+            return bytes.withUnsafeBytes { raw in
+                CVaultSecret_CallWithBytes(
+                    destination, path, interface, method, raw.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                    raw.count, deadline, &error)
+            }
+        }
+        guard done else { throw failedSilently("calling \(method)") }
+    }
+
     /// Whether the KWallet daemon `kwalletd` has the wallet behind `collection` open, so that its
     /// unlock prompt completes without asking anyone.
     func kWalletIsOpen(_ collection: KeyringCollection, daemon kwalletd: String) throws(VaultError) -> Bool {

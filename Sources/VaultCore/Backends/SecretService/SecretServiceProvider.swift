@@ -8,6 +8,8 @@ enum SecretServiceProvider: Equatable, Sendable {
     case keePassXC
     /// KWallet, by its daemon's name (`kwalletd5`, `kwalletd6`), which is also its D-Bus name.
     case kWallet(String)
+    /// vault's own provider (`vault secret-service serve`), by its program's path.
+    case vault(String)
     /// Another program, by its process name.
     case other(String)
 
@@ -26,7 +28,17 @@ enum SecretServiceProvider: Equatable, Sendable {
         guard pid > 0, let bytes = try? FileSystem.read("/proc/\(pid)/comm", limit: 256) else { return nil }
         let name = String(decoding: bytes, as: UTF8.self).filter { !$0.isNewline }
         guard !name.isEmpty else { return nil }
+        if name == "vault", let program = try? FileSystem.resolvingLink("/proc/\(pid)/exe") {
+            self = .vault(program)
+            return
+        }
         self.init(processName: name)
+    }
+
+    /// Whether it is vault's own provider.
+    var isVault: Bool {
+        if case .vault = self { return true }
+        return false
     }
 
     /// Its name for people.
@@ -35,6 +47,7 @@ enum SecretServiceProvider: Equatable, Sendable {
         case .gnomeKeyring: return "GNOME Keyring"
         case .keePassXC: return "KeePassXC"
         case .kWallet: return "KWallet"
+        case .vault(let program): return "vault (\(program))"
         case .other(let process): return process
         }
     }
@@ -48,7 +61,7 @@ enum SecretServiceProvider: Equatable, Sendable {
         case .kWallet:
             return "KWallet writes its wallet file on a 5-second timer: a secret set just before kwalletd stops "
                 + "can be lost"
-        case .gnomeKeyring, .other: return nil
+        case .gnomeKeyring, .vault, .other: return nil
         }
     }
 }

@@ -37,11 +37,16 @@ final class ChildProcess {
     /// (`CVaultProcess_guardGroup`): the terminal's Ctrl-C does not reach a group of its own.
     private let guardSlot: Int32
 
-    private init(pid: pid_t, input: Int32, output: Int32, guardSlot: Int32) {
+    /// Whether the child leads a process group of its own (stopped with all it started), or
+    /// runs in vault's (``spawnInForeground(_:environment:)``: stopped alone).
+    private let ownGroup: Bool
+
+    private init(pid: pid_t, input: Int32, output: Int32, guardSlot: Int32, ownGroup: Bool = true) {
         self.pid = pid
         self.input = input
         self.output = output
         self.guardSlot = guardSlot
+        self.ownGroup = ownGroup
     }
 
     deinit {
@@ -49,9 +54,11 @@ final class ChildProcess {
     }
 
     /// Starts `path` with `arguments` (argv[0] first) and exactly `environment`; standard error
-    /// is vault's when `keepErrorOutput`, else /dev/null.
+    /// is vault's when `keepErrorOutput`, else /dev/null. With `diesWithVault`, the kernel kills it
+    /// when vault ends, even by SIGKILL (for a helper that serves vault alone, such as a private bus).
     static func spawn(
-        _ path: String, arguments: [String], environment: [String: String], input: Input, keepErrorOutput: Bool
+        _ path: String, arguments: [String], environment: [String: String], input: Input, keepErrorOutput: Bool,
+        diesWithVault: Bool = false
     ) throws(Errno) -> ChildProcess {
         var outputFds: [Int32] = [0, 0]
         guard pipe(&outputFds) == 0 else { throw Errno.current }
@@ -67,16 +74,10 @@ final class ChildProcess {
         }
         // No end may leak into another child; dup2 onto the child's 0 and 1 clears the flag there.
         for fd in outputFds + inputFds where fd >= 0 { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { envp.forEach { free($0) } }
-        // Forked in C (posix_spawn cannot join a keyring in the child): a new, empty session
-        // keyring, so the child cannot reach a file key cached in vault's (docs/design.md).
-        let spawned = valueOrErrno(retryOnInterrupt: false) {
-            CVaultProcess_spawnInOwnKeyring(
-                path, argv, envp, input == .socket ? inputFds[1] : -1, outputFds[1], keepErrorOutput ? 2 : -1)
-        }
+        let spawned = forkInOwnKeyring(
+            path, arguments: arguments, environment: environment,
+            descriptors: (input == .socket ? inputFds[1] : -1, outputFds[1], keepErrorOutput ? 2 : -1),
+            options: diesWithVault ? Int32(CVAULTPROCESS_SPAWN_DIE_WITH_PARENT) : 0)
         close(outputFds[1])
         if inputFds[1] >= 0 { close(inputFds[1]) }
         let pid: pid_t
@@ -91,6 +92,37 @@ final class ChildProcess {
         // (A signal in the instant between the spawn and this call finds the group unguarded.)
         let guardSlot = CVaultProcess_guardGroup(pid)
         return ChildProcess(pid: pid, input: inputFds[0], output: outputFds[0], guardSlot: guardSlot)
+    }
+
+    /// Starts the user's `command` (searched in PATH as execvp(3) does, as a shell would) with
+    /// `environment`, in the foreground: vault's standard input, output and error and vault's process
+    /// group, so that the terminal's Ctrl-C reaches it and it may read the terminal; no other
+    /// descriptor, and an empty session keyring, as every child. Not guarded: it is the user's, like
+    /// a shell's job, and is waited for with ``wait(until:)``.
+    static func spawnInForeground(_ command: [String], environment: [String: String]) throws(Errno) -> ChildProcess {
+        let spawned = forkInOwnKeyring(
+            command[0], arguments: command, environment: environment, descriptors: (0, 1, 2),
+            options: Int32(CVAULTPROCESS_SPAWN_SAME_GROUP | CVAULTPROCESS_SPAWN_SEARCH_PATH))
+        switch spawned {
+        case .success(let pid): return ChildProcess(pid: pid, input: -1, output: -1, guardSlot: -1, ownGroup: false)
+        case .failure(let error): throw error
+        }
+    }
+
+    /// Forks in C (posix_spawn cannot join a keyring in the child): a new, empty session keyring,
+    /// so the child cannot reach a file key cached in vault's (docs/design.md).
+    private static func forkInOwnKeyring(
+        _ path: String, arguments: [String], environment: [String: String],
+        descriptors: (input: Int32, output: Int32, error: Int32), options: Int32
+    ) -> Result<pid_t, Errno> {
+        let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { envp.forEach { free($0) } }
+        return valueOrErrno(retryOnInterrupt: false) {
+            CVaultProcess_spawnInOwnKeyring(
+                path, argv, envp, descriptors.input, descriptors.output, descriptors.error, options)
+        }
     }
 
     /// Writes all of `bytes` to the child's standard input; false if the child stopped reading
@@ -170,6 +202,26 @@ final class ChildProcess {
         }
     }
 
+    /// The child's wait status once it exits, however long it runs (the user's command): a
+    /// blocking wait, retried when a signal interrupts it. Meanwhile SIGTERM and SIGHUP to vault
+    /// go on to the child (`CVaultProcess_forwardSignals`); the forwarding stops once it has
+    /// exited and before it is reaped, so that a signal never reaches a process that took its number.
+    func waitToEnd() -> Result<Int32, Errno> {
+        guard !reaped else { return .failure(Errno(rawValue: ECHILD)) }
+        _ = CVaultProcess_forwardSignals(pid)
+        var exited = siginfo_t()
+        let waited = valueOrErrno { waitid(P_PID, id_t(pid), &exited, WEXITED | WNOWAIT) }
+        _ = CVaultProcess_forwardSignals(0)
+        if case .failure(let error) = waited {
+            reaped = true
+            return .failure(error)
+        }
+        var status: Int32 = 0
+        let result = valueOrErrno { waitpid(pid, &status, 0) }
+        reaped = true
+        return result.map { _ in status }
+    }
+
     /// How a child that ran to its end (``runToEnd(outputLimit:until:)``) ended.
     enum Outcome {
         /// It closed its output and exited with wait status `status`; `output` holds what it
@@ -211,7 +263,7 @@ final class ChildProcess {
         if output >= 0 { close(output) }
         output = -1
         guard !reaped else { return }
-        kill(-pid, SIGKILL)
+        kill(ownGroup ? -pid : pid, SIGKILL)
         _ = valueOrErrno { waitpid(pid, nil, 0) }
         reaped = true
     }
