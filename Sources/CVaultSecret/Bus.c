@@ -125,13 +125,14 @@ char *_Nullable CVaultSecret_NameOwner(
 
 bool CVaultSecret_CallWithBytes(
     const char *_Nonnull destination, const char *_Nonnull path, const char *_Nonnull interface,
-    const char *_Nonnull method, const uint8_t *_Nullable bytes, size_t length,
+    const char *_Nonnull method, const uint8_t *_Nullable bytes, size_t length, const uint64_t *_Nullable number,
     CVaultSecret_Deadline *_Nonnull deadline, CVaultSecret_Error *_Nullable *_Nonnull error) {
-    struct CVaultSecret_GVariant *argument =
-        bytes != NULL ? fn.g_variant_new_fixed_array(CVAULTSECRET_TYPE("y"), bytes, length, 1) : NULL;
+    struct CVaultSecret_GVariant *arguments[2];
+    size_t count = 0;
+    if (bytes != NULL) arguments[count++] = fn.g_variant_new_fixed_array(CVAULTSECRET_TYPE("y"), bytes, length, 1);
+    if (number != NULL) arguments[count++] = fn.g_variant_new_uint64(*number);
     struct CVaultSecret_GVariant *reply = CVaultSecret_BusCallNoStart(
-        destination, path, interface, method, fn.g_variant_new_tuple(&argument, argument != NULL ? 1 : 0), "()",
-        deadline, error);
+        destination, path, interface, method, fn.g_variant_new_tuple(arguments, count), "()", deadline, error);
     if (reply == NULL) return false;
     fn.g_variant_unref(reply);
     return true;

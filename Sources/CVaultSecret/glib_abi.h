@@ -199,6 +199,7 @@ struct CVaultSecret_SecretItem;
     X(const char *, g_dbus_proxy_get_object_path, (CVAULTSECRET_T_GDBusProxy *))                                       \
     X(CVAULTSECRET_T_GVariant *, g_variant_new_object_path, (const char *))                                            \
     X(CVAULTSECRET_T_GVariant *, g_variant_new_boolean, (CVAULTSECRET_T_gboolean))                                     \
+    X(CVAULTSECRET_T_GVariant *, g_variant_new_uint64, (CVAULTSECRET_T_guint64))                                       \
     X(CVAULTSECRET_T_GVariant *, g_variant_new_fixed_array,                                                            \
       (const CVAULTSECRET_T_GVariantType *, const void *, CVAULTSECRET_T_gsize, CVAULTSECRET_T_gsize))                 \
     X(const void *, g_variant_get_fixed_array,                                                                         \

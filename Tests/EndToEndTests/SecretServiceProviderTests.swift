@@ -211,13 +211,15 @@ struct SecretServiceProviderTests {
         let file = try Data(contentsOf: URL(fileURLWithPath: served.vault.runner.vaultFile))
         let (_, envelope) = try Age.open(Array(file), identities: [served.vault.identity])
         let key = envelope.fileKeyBytes.withUnsafeBytes { Array($0) }
-        func handOver(_ bytes: [UInt8]) throws -> ToolResult {
+        func handOver(_ bytes: [UInt8], seconds: Int = 600) throws -> ToolResult {
             try served.gdbus(
                 "/org/vault/Provider", "org.vault.Provider1.UnlockWithFileKey",
-                ["@ay [" + bytes.map(String.init).joined(separator: ", ") + "]"])
+                ["@ay [" + bytes.map(String.init).joined(separator: ", ") + "]", "@t \(seconds)"])
         }
         let wrong = try handOver(key.map { $0 ^ 1 })
         #expect(wrong.status != 0 && wrong.stderr.contains("org.freedesktop.Secret.Error.IsLocked"), "\(wrong.stderr)")
+        let noTime = try handOver(key, seconds: 0)
+        #expect(noTime.status != 0 && noTime.stderr.contains("InvalidArgs"), "\(noTime.stderr)")
         let right = try handOver(key)
         #expect(right.status == 0, "\(right.stderr)")
         let stored = try served.secretTool(["store", "--label=x", "app", "unlocked"], stdin: Array("opened".utf8))
@@ -232,6 +234,18 @@ struct SecretServiceProviderTests {
         #expect(lockedAgain.stdoutText.contains("true"), "\(lockedAgain.stdoutText)\(lockedAgain.stderr)")
         let afterLock = try served.secretTool(["lookup", "app", "unlocked"])
         #expect(afterLock.status != 0 && afterLock.stdout.isEmpty)
+
+        // A key handed over for one second is forgotten once it has passed, as the kernel forgets
+        // a cached one: the next call finds the collection locked.
+        let brief = try handOver(key, seconds: 1)
+        #expect(brief.status == 0, "\(brief.stderr)")
+        usleep(2_200_000)
+        let expired = try served.gdbus(
+            "/org/freedesktop/secrets/collection/login", "org.freedesktop.DBus.Properties.Get",
+            ["org.freedesktop.Secret.Collection", "Locked"])
+        #expect(expired.stdoutText.contains("true"), "\(expired.stdoutText)\(expired.stderr)")
+        let afterExpiry = try served.secretTool(["lookup", "app", "unlocked"])
+        #expect(afterExpiry.status != 0 && afterExpiry.stdout.isEmpty)
     }
 
     @Test("kill -9 in the middle of writes: the file opens and every acknowledged item is there")

@@ -98,11 +98,12 @@ char *_Nullable CVaultSecret_NameOwner(
     CVaultSecret_Error *_Nullable *_Nonnull error);
 /// Calls `method` of `interface` at `path` on the connection `destination`, never starting a
 /// service, with one argument of type ay (`length` bytes of `bytes`, copied into GLib's message,
-/// which GLib frees without wiping) or none when `bytes` is NULL, and expects an empty reply. False
-/// with *error set on failure. Call after CVaultSecret_SessionBusConnect.
+/// which GLib frees without wiping) or none when `bytes` is NULL, followed by one of type t
+/// (`*number`) unless `number` is NULL, and expects an empty reply. False with *error set on
+/// failure. Call after CVaultSecret_SessionBusConnect.
 bool CVaultSecret_CallWithBytes(
     const char *_Nonnull destination, const char *_Nonnull path, const char *_Nonnull interface,
-    const char *_Nonnull method, const uint8_t *_Nullable bytes, size_t length,
+    const char *_Nonnull method, const uint8_t *_Nullable bytes, size_t length, const uint64_t *_Nullable number,
     CVaultSecret_Deadline *_Nonnull deadline, CVaultSecret_Error *_Nullable *_Nonnull error);
 
 /// Whether KWallet (kwalletd5 or kwalletd6, on the session bus) has the wallet behind

@@ -41,11 +41,13 @@ extension StoreFactory {
         secretServiceProvider().map { RunningProvider(name: $0.name, isVault: $0.isVault) }
     }
 
-    /// Hands `fileKey` to vault's provider on the session bus (`vault unlock`); nil when there is
-    /// no session bus to look on.
-    public func unlockVaultProvider(fileKey: SecureBytes) throws(VaultError) -> VaultProviderControl.Outcome? {
+    /// Hands `fileKey` to vault's provider on the session bus for `seconds` (`vault unlock`); nil
+    /// when there is no session bus to look on.
+    public func unlockVaultProvider(fileKey: SecureBytes, seconds: Int64) throws(VaultError)
+        -> VaultProviderControl.Outcome?
+    {
         guard sessionBusProblem() == nil else { return nil }
-        return try VaultProviderControl.unlock(fileKey: fileKey, timeout: try timeout())
+        return try VaultProviderControl.unlock(fileKey: fileKey, seconds: seconds, timeout: try timeout())
     }
 
     /// Locks vault's provider on the session bus (`vault lock`); nil when there is no session bus.

@@ -38,7 +38,7 @@ extension CommandSpec {
             var handedOver: VaultProviderControl.Outcome?
             try store.unlock(seconds: seconds) { (key) throws(VaultError) in
                 StandardIO.error("unlocked \(store.path) for \(seconds)s (\(cache.policy.scope.rawValue) scope)")
-                handedOver = try invocation.factory.unlockVaultProvider(fileKey: key)
+                handedOver = try invocation.factory.unlockVaultProvider(fileKey: key, seconds: seconds)
             }
             if case .done(let pid) = handedOver {
                 StandardIO.error("unlocked vault's Secret Service provider (pid \(pid)) for the same file")

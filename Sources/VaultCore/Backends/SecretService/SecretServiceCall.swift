@@ -347,19 +347,25 @@ struct SecretServiceCall {
     }
 
     /// Calls `method` of `interface` at `path` on the connection `destination` (a unique name,
-    /// after ``connect()``) with `bytes` as its one argument (ay), or none; never starts a service.
+    /// after ``connect()``) with `bytes` as its first argument (ay), if any, and `number` (t) after
+    /// it, if any; never starts a service.
     func call(
-        _ destination: String, _ path: String, _ interface: String, _ method: String, bytes: SecureBytes?
+        _ destination: String, _ path: String, _ interface: String, _ method: String, bytes: SecureBytes?,
+        number: UInt64? = nil
     ) throws(VaultError) {
         let done = try check { error in
-            guard let bytes else {
-                return CVaultSecret_CallWithBytes(destination, path, interface, method, nil, 0, deadline, &error)
-            }
-            // A key has at least one byte, so the pointer is not NULL (which would mean no argument).
-            return bytes.withUnsafeBytes { raw in
-                CVaultSecret_CallWithBytes(
-                    destination, path, interface, method, raw.baseAddress?.assumingMemoryBound(to: UInt8.self),
-                    raw.count, deadline, &error)
+            withUnsafePointer(to: number ?? 0) { numberPointer in
+                let number = number == nil ? nil : numberPointer
+                guard let bytes else {
+                    return CVaultSecret_CallWithBytes(
+                        destination, path, interface, method, nil, 0, number, deadline, &error)
+                }
+                // A key has at least one byte, so the pointer is not NULL (which would mean no argument).
+                return bytes.withUnsafeBytes { raw in
+                    CVaultSecret_CallWithBytes(
+                        destination, path, interface, method, raw.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                        raw.count, number, deadline, &error)
+                }
             }
         }
         guard done else { throw failedSilently("calling \(method)") }

@@ -29,15 +29,16 @@ public enum VaultProviderControl {
     }
 
     /// Hands `fileKey` to vault's provider, which checks it against the header of the file it
-    /// serves and unlocks with it.
-    public static func unlock(fileKey: SecureBytes, timeout: Double) throws(VaultError) -> Outcome {
+    /// serves and unlocks with it for `seconds`, the unlock's own duration.
+    public static func unlock(fileKey: SecureBytes, seconds: Int64, timeout: Double) throws(VaultError) -> Outcome {
         try callProvider(
-            "UnlockWithFileKey", bytes: fileKey, action: "handing the file key to vault's provider", timeout: timeout)
+            "UnlockWithFileKey", bytes: fileKey, number: UInt64(max(seconds, 1)),
+            action: "handing the file key to vault's provider", timeout: timeout)
     }
 
     /// Asks vault's provider to forget its key: its collections are locked again.
     public static func lock(timeout: Double) throws(VaultError) -> Outcome {
-        try callProvider("Lock", bytes: nil, action: "locking vault's provider", timeout: timeout)
+        try callProvider("Lock", bytes: nil, number: nil, action: "locking vault's provider", timeout: timeout)
     }
 
     /// Asks the session bus to read its configuration and activation files again
@@ -53,7 +54,7 @@ public enum VaultProviderControl {
     }
 
     private static func callProvider(
-        _ method: String, bytes: SecureBytes?, action: String, timeout: Double
+        _ method: String, bytes: SecureBytes?, number: UInt64?, action: String, timeout: Double
     ) throws(VaultError) -> Outcome {
         let store = try SecretServiceStore(timeout: timeout)
         return try store.perform(action) { (call) throws(VaultError) -> Outcome in
@@ -66,7 +67,7 @@ public enum VaultProviderControl {
             }
             guard let owner = try call.nameOwner(ProviderLaunch.busName) else { return .noProvider }
             if let reason = whyNotVault(uid: owner.uid, pid: owner.pid) { return .notVault(reason: reason) }
-            try call.call(owner.unique, object, interface, method, bytes: bytes)
+            try call.call(owner.unique, object, interface, method, bytes: bytes, number: number)
             return .done(pid: owner.pid)
         }
     }

@@ -91,7 +91,7 @@ enum ProviderInterface: Int, CaseIterable {
                 """
         case .vaultProvider:
             return """
-                <method name="UnlockWithFileKey"><arg name="key" type="ay" direction="in"/></method>
+                <method name="UnlockWithFileKey"><arg name="key" type="ay" direction="in"/><arg name="seconds" type="t" direction="in"/></method>
                 <method name="Lock"/>
                 """
         }

@@ -24,8 +24,10 @@ protocol HandedFileKeyStore: SecretStore {
 ///
 /// The private interface org.vault.Provider1 at /org/vault/Provider (for `vault unlock` and
 /// `vault lock` in another session; only callers of the provider's own uid reach it):
-///   - UnlockWithFileKey(ay key): opens the store with the age file key `key` (16 bytes) from now
-///     on, and unlocks; org.freedesktop.Secret.Error.IsLocked if it is not the file's key,
+///   - UnlockWithFileKey(ay key, t seconds): opens the store with the age file key `key` (16
+///     bytes) for `seconds` (the unlock's own duration, at most UnlockPolicy.maximumSeconds), and
+///     unlocks; the key is forgotten when they have passed, as the kernel forgets a cached one;
+///     org.freedesktop.Secret.Error.IsLocked if it is not the file's key,
 ///     org.freedesktop.DBus.Error.NotSupported for a store without a file key (OpenBao).
 ///   - Lock(): forgets every key held in memory and locks until the next Unlock.
 public final class SecretServiceServer: BusHandler {
@@ -47,6 +49,8 @@ public final class SecretServiceServer: BusHandler {
     var counter: UInt64 = 0
     /// Set by Lock, cleared by an Unlock that succeeds.
     var lockedByRequest = false
+    /// When the key handed over on org.vault.Provider1 runs out, if one was.
+    var handedKeyExpires: Timestamp?
     /// Whether libgcrypt is there for dh-ietf1024-sha256-aes128-cbc-pkcs7 sessions.
     var hasKeyAgreement = false
 
@@ -87,6 +91,7 @@ public final class SecretServiceServer: BusHandler {
     }
 
     func call(_ call: BusCall) -> BusAnswer {
+        forgetExpiredKey()
         guard isOwnUser(call.sender) else {
             return BusAnswer(reply: .failure(BusFailure(name: ProviderError.accessDenied, message: "not this user's")))
         }
@@ -123,6 +128,7 @@ public final class SecretServiceServer: BusHandler {
 
     func property(_ name: String, of interface: String, at path: String, sender: String) -> Result<BusValue, BusFailure>
     {
+        forgetExpiredKey()
         guard isOwnUser(sender) else {
             return .failure(BusFailure(name: ProviderError.accessDenied, message: "not this user's"))
         }
