@@ -26,7 +26,7 @@ for tool in hyperfine age-keygen; do
     command -v "$tool" >/dev/null || fail "$tool is missing (make bench installs it)"
 done
 mkdir -p "$out"
-work=$(mktemp -d "${TMPDIR:-/tmp}/vault-bench-exec.XXXXXX")
+work=$(mktemp -d "${TMPDIR:-/tmp}/vault-bench.exec-XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 # Only what this group sets.
