@@ -88,6 +88,23 @@ struct OutputMaskTests {
         }
     }
 
+    @Test("a large piece scanned in lanes side by side finds what one scan finds, across the lanes' bounds")
+    func lanes() {
+        var generator = SystemRandomNumberGenerator()
+        for budget in [MaskAutomaton.denseBudget, 1, 40] {
+            let patterns = (0..<8).map { _ in
+                (0..<Int.random(in: 3...12, using: &generator)).map { _ in UInt8.random(in: 97...99, using: &generator)
+                }
+            }
+            let input = (0..<300_000).map { _ in UInt8.random(in: 97...100, using: &generator) }
+            var stream = MaskStream(MaskAutomaton(patterns: patterns, denseBudget: budget))
+            var output: [UInt8] = []
+            input.withUnsafeBytes { stream.feed($0, into: &output) }
+            stream.flush(into: &output)
+            #expect(output == reference(input, patterns), "budget \(budget)")
+        }
+    }
+
     @Test("the deep states without a dense row step as the dense ones do")
     func sparseRows() {
         let patterns = ["alpha-bravo-charlie", "bravo-delta", "charlie-echo"].map { Array($0.utf8) }

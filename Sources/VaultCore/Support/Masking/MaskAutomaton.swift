@@ -16,8 +16,13 @@ package final class MaskAutomaton {
     private let classes: UnsafeMutableBufferPointer<UInt8>
     /// How many classes there are: the width of a dense row.
     private let classCount: Int
-    /// For the first ``denseCount`` states, `classCount` entries each: the next state times two,
-    /// plus one if a pattern ends there.
+    /// The length of the longest pattern: after that many bytes from the start state, the
+    /// automaton is where it would be after the whole text.
+    private let longestPattern: Int
+    /// For the first ``denseCount`` states, `classCount` entries each: in bit 0, whether the next
+    /// state needs a look (a pattern ends there, or it has no dense row), so that a step is one
+    /// load and one test; in bit 1, whether it has no dense row; above, the offset of its row
+    /// (its number times `classCount`), or its number when it has no row.
     private let dense: UnsafeMutableBufferPointer<Int32>
     /// How many states have a dense row.
     private let denseCount: Int
@@ -32,8 +37,10 @@ package final class MaskAutomaton {
     private let childClass: UnsafeMutableBufferPointer<UInt8>
     private let childState: UnsafeMutableBufferPointer<Int32>
 
-    /// The most entries the dense rows may have (16 MiB of table).
-    static let denseBudget = 4 << 20
+    /// The most entries the dense rows may have: 512 KiB of table, which stays in a core's
+    /// cache. Breadth-first, they are the shallow states, where text that holds no secret
+    /// spends nearly all its time.
+    static let denseBudget = 1 << 17
 
     /// Builds the automaton of `patterns` (empty ones are ignored).
     package init(patterns: [[UInt8]], denseBudget: Int = MaskAutomaton.denseBudget) {
@@ -47,6 +54,7 @@ package final class MaskAutomaton {
         }
         // With all 256 bytes in patterns, the last one found keeps class 0, alone.
         classCount = count
+        longestPattern = patterns.map(\.count).max() ?? 0
         classes = .allocate(capacity: 256)
         _ = classes.initialize(from: classOf)
 
@@ -133,15 +141,20 @@ package final class MaskAutomaton {
                     next = child
                 } else if state != 0 {
                     // The failure link is shallower, so numbered earlier: its row is done.
-                    next = dense[Int(failure[state]) * classCount + cls] >> 1
+                    next = Int32(Self.target(dense[Int(failure[state]) * classCount + cls], classCount))
                 }
-                dense[state * classCount + cls] = next << 1 | (longest[Int(next)] > 0 ? 1 : 0)
+                let sparse = Int(next) >= denseCount
+                let look = longest[Int(next)] > 0 || sparse
+                let value = sparse ? Int(next) : Int(next) * classCount
+                dense[state * classCount + cls] = Int32(value << 2 | (sparse ? 2 : 0) | (look ? 1 : 0))
             }
         }
     }
 
     deinit {
-        for buffer in [dense, failure, depth, longest, childStart, childState] {
+        zeroSecret(UnsafeMutableRawBufferPointer(dense))
+        dense.deallocate()
+        for buffer in [failure, depth, longest, childStart, childState] {
             zeroSecret(UnsafeMutableRawBufferPointer(buffer))
             buffer.deallocate()
         }
@@ -160,6 +173,12 @@ package final class MaskAutomaton {
         return nil
     }
 
+    /// The state a dense entry leads to.
+    @inline(__always)
+    private static func target(_ entry: Int32, _ width: Int) -> Int {
+        entry & 2 != 0 ? Int(entry >> 2) : Int(entry >> 2) / width
+    }
+
     /// The state after `state` reads a byte of class `cls`, for a state without a dense row.
     private func sparseStep(_ state: Int, _ cls: UInt8) -> Int {
         var state = state
@@ -167,33 +186,133 @@ package final class MaskAutomaton {
             if let child = Self.child(of: state, cls: cls, childStart, childClass, childState) { return Int(child) }
             state = Int(failure[state])
         }
-        return Int(dense[state * classCount + Int(cls)] >> 1)
+        return Self.target(dense[state * classCount + Int(cls)], classCount)
     }
 
+    /// How many parts of a large piece are scanned side by side.
+    static let laneCount = 4
+
     /// Runs `bytes` from `state`; calls `found(end, length)` for each position where a pattern
-    /// ends (`end` is the offset just past it in `bytes`; `length` the longest one ending there).
-    /// Returns the state reached.
-    @inline(__always)
+    /// ends, in order (`end` is the offset just past it in `bytes`; `length` the longest one
+    /// ending there). Returns the state reached.
+    ///
+    /// A step waits for the table load of the step before, so one scan runs at the memory's
+    /// latency, not its speed. A large piece is cut in ``laneCount`` parts scanned side by side,
+    /// their steps interleaved: each part after the first starts ``longestPattern`` bytes early
+    /// from the start state, which brings it to the state the whole text would have, and reports
+    /// only the matches that end in its own part.
     func scan(_ bytes: UnsafeRawBufferPointer, from state: Int, found: (Int, Int) -> Void) -> Int {
-        guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return state }
+        guard let start = bytes.baseAddress else { return state }
+        let base = start.assumingMemoryBound(to: UInt8.self)
+        let count = bytes.count
+        let lanes = Self.laneCount
+        // Parts much longer than the warm-up: a pipe gives 64 KiB at a time.
+        guard count >= lanes * (8 * longestPattern + 1024), denseCount > 1 else {
+            var matches: [(Int, Int)] = []
+            let reached = scan(base, from: 0, to: count, state: state, reportingAfter: 0, into: &matches)
+            for (end, length) in matches { found(end, length) }
+            return reached
+        }
+        let bounds = (0..<lanes).map { count / lanes * $0 } + [count]
+        var matches = [[(Int, Int)]](repeating: [], count: lanes)
+        var position = (0..<lanes).map { $0 == 0 ? 0 : bounds[$0] - longestPattern }
+        var states = (0..<lanes).map { $0 == 0 ? state : 0 }
+        // Lanes in the start state or another with a dense row step together; a lane that
+        // reaches a state without one (deep in a match) finishes alone below.
+        if states.allSatisfy({ $0 < denseCount }) {
+            interleave(base, bounds, &position, &states, &matches)
+        }
+        for lane in 0..<lanes {
+            states[lane] = scan(
+                base, from: position[lane], to: bounds[lane + 1], state: states[lane],
+                reportingAfter: bounds[lane], into: &matches[lane])
+        }
+        for lane in 0..<lanes { for (end, length) in matches[lane] { found(end, length) } }
+        return states[lanes - 1]
+    }
+
+    /// Four lanes of dense steps, interleaved, while each has bytes left and stays in states
+    /// with a dense row; a lane's looks (a match, or a state without a row) are handled between.
+    private func interleave(
+        _ base: UnsafePointer<UInt8>, _ bounds: [Int], _ position: inout [Int], _ states: inout [Int],
+        _ matches: inout [[(Int, Int)]]
+    ) {
         let classes = UnsafePointer(self.classes.baseAddress!)
         let dense = UnsafePointer(self.dense.baseAddress!)
         let width = classCount
-        let denseCount = self.denseCount
-        var state = state
-        var index = 0
-        let count = bytes.count
-        while index < count {
-            let cls = classes[Int(base[index])]
-            if state < denseCount {
-                let entry = dense[state &* width &+ Int(cls)]
-                state = Int(entry >> 1)
-                if entry & 1 != 0 { found(index &+ 1, Int(longest[state])) }
-            } else {
-                state = sparseStep(state, cls)
-                if longest[state] > 0 { found(index &+ 1, Int(longest[state])) }
+        var p0 = position[0]
+        var p1 = position[1]
+        var p2 = position[2]
+        var p3 = position[3]
+        var r0 = states[0] &* width
+        var r1 = states[1] &* width
+        var r2 = states[2] &* width
+        var r3 = states[3] &* width
+        let e0 = bounds[1]
+        let e1 = bounds[2]
+        let e2 = bounds[3]
+        let e3 = bounds[4]
+        var leaving = -1
+        while p0 < e0 && p1 < e1 && p2 < e2 && p3 < e3 && leaving < 0 {
+            let n0 = dense[r0 &+ Int(classes[Int(base[p0])])]
+            let n1 = dense[r1 &+ Int(classes[Int(base[p1])])]
+            let n2 = dense[r2 &+ Int(classes[Int(base[p2])])]
+            let n3 = dense[r3 &+ Int(classes[Int(base[p3])])]
+            p0 &+= 1
+            p1 &+= 1
+            p2 &+= 1
+            p3 &+= 1
+            r0 = Int(n0 >> 2)
+            r1 = Int(n1 >> 2)
+            r2 = Int(n2 >> 2)
+            r3 = Int(n3 >> 2)
+            if (n0 | n1 | n2 | n3) & 1 != 0 {
+                for (lane, entry, end) in [(0, n0, p0), (1, n1, p1), (2, n2, p2), (3, n3, p3)] where entry & 1 != 0 {
+                    let state = Self.target(entry, width)
+                    if longest[state] > 0 && end > bounds[lane] {
+                        matches[lane].append((end, Int(longest[state])))
+                    }
+                    if state >= denseCount {
+                        leaving = lane
+                        states[lane] = state
+                    }
+                }
             }
-            index &+= 1
+        }
+        position = [p0, p1, p2, p3]
+        for (lane, row) in [r0, r1, r2, r3].enumerated() where !(leaving >= 0 && states[lane] >= denseCount) {
+            states[lane] = row / width
+        }
+    }
+
+    /// Runs `base[from..<to]` from `state`, one step at a time, appending the matches that end
+    /// after `reportingAfter`. Returns the state reached.
+    private func scan(
+        _ base: UnsafePointer<UInt8>, from: Int, to count: Int, state: Int, reportingAfter: Int,
+        into matches: inout [(Int, Int)]
+    ) -> Int {
+        let classes = UnsafePointer(self.classes.baseAddress!)
+        let dense = UnsafePointer(self.dense.baseAddress!)
+        let width = classCount
+        var state = state
+        var index = from
+        while index < count {
+            if state < denseCount {
+                // The hot loop: one class lookup, one table load, one test per byte.
+                var row = state &* width
+                var entry: Int32 = 0
+                repeat {
+                    entry = dense[row &+ Int(classes[Int(base[index])])]
+                    row = Int(entry >> 2)
+                    index &+= 1
+                } while entry & 1 == 0 && index < count
+                state = Self.target(entry, width)
+                if entry & 1 == 0 { break }
+            } else {
+                state = sparseStep(state, classes[Int(base[index])])
+                index &+= 1
+            }
+            if longest[state] > 0 && index > reportingAfter { matches.append((index, Int(longest[state]))) }
         }
         return state
     }

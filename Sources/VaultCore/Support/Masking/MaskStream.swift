@@ -105,8 +105,12 @@ package struct MaskStream {
         if from < base {
             output.append(contentsOf: held[(from - cursor)..<(min(to, base) - cursor)])
         }
-        if to > base {
-            output.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[(max(from, base) - base)..<(to - base)]))
+        if to > base, let start = bytes.baseAddress {
+            // Typed, so that the array copies it in one memcpy.
+            let first = max(from, base) - base
+            output.append(
+                contentsOf: UnsafeBufferPointer(
+                    start: start.assumingMemoryBound(to: UInt8.self) + first, count: to - base - first))
         }
     }
 }
