@@ -103,6 +103,19 @@ struct OutputMaskTests {
             stream.flush(into: &output)
             #expect(output == reference(input, patterns), "budget \(budget)")
         }
+        // Secrets planted across the lanes' bounds (a quarter, a half, three quarters) in text
+        // that holds nothing else.
+        let secret = Array("planted-secret".utf8)
+        var text = [UInt8](repeating: UInt8(ascii: "."), count: 400_000)
+        for bound in [100_000, 200_000, 300_000] {
+            text.replaceSubrange((bound - 5)..<(bound - 5 + secret.count), with: secret)
+        }
+        var stream = MaskStream(MaskAutomaton(patterns: [secret]))
+        var output: [UInt8] = []
+        text.withUnsafeBytes { stream.feed($0, into: &output) }
+        stream.flush(into: &output)
+        #expect(output.count == text.count - 3 * (secret.count - 3))
+        #expect(output == reference(text, [secret]))
     }
 
     @Test("the deep states without a dense row step as the dense ones do")
