@@ -8,10 +8,6 @@ int CVaultProcess_setNotDumpable(void) {
     return prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 }
 
-int CVaultProcess_execvpe(const char *file, char *const *argv, char *const *envp) {
-    return execvpe(file, argv, envp);
-}
-
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>

@@ -7,12 +7,12 @@ import CVaultProcess
 /// Process-wide protections for a program that holds secrets in memory.
 enum Hygiene {
     // Written once by `apply()` at start-up, before anything else runs, and read only by
-    // `restoreForChild()` on the same (main) thread.
+    // `prepareForCommand()` on the same (main) thread.
     nonisolated(unsafe) private static var coreLimit: rlimit?
     // Written by `saveSignalDispositions()` before any library is loaded and read by
-    // `restoreForChild()`, both on the main thread.
+    // `prepareForCommand()`, both on the main thread.
     nonisolated(unsafe) private static var dispositions: [(signal: Int32, action: sigaction)] = []
-    // Written by `saveInheritedDescriptors()` and read by `restoreForChild()`, on the main thread.
+    // Written by `saveInheritedDescriptors()` and read by `prepareForCommand()`, on the main thread.
     nonisolated(unsafe) private static var inherited: [Int32] = []
 
     /// Disables core dumps and ptrace attachment by other unprivileged processes, so that a crash
@@ -30,26 +30,22 @@ enum Hygiene {
         _ = setrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &limit)
     }
 
-    // Written once by `resetChildSignal()` at start-up and read by `restoreForChild()`, on the
+    // Written once by `resetChildSignal()` at start-up and read by `prepareForCommand()`, on the
     // main thread.
     nonisolated(unsafe) private static var inheritedChildSignal: sigaction?
 
     /// Puts SIGCHLD back to its default if vault's caller ignored it (the disposition survives
     /// exec): with SIGCHLD ignored the kernel reaps children itself, and `waitpid` cannot tell
-    /// how a refresh command ended. `vault exec` gives its command the caller's disposition back.
+    /// how a refresh command ended. `vault exec` gives its command the caller's disposition.
     private static func resetChildSignal() {
         var action = sigaction()
         guard sigaction(SIGCHLD, nil, &action) == 0 else { return }
-        let ignored =
-            action.sa_flags & SA_SIGINFO == 0
-            && unsafeBitCast(action.__sigaction_handler.sa_handler, to: Int.self)
-                == unsafeBitCast(SIG_IGN, to: Int.self)
-        guard ignored else { return }
+        guard isIgnored(action) else { return }
         inheritedChildSignal = action
         _ = signal(SIGCHLD, SIG_DFL)
     }
 
-    /// Records every signal's disposition before a library is loaded, so that `restoreForChild()`
+    /// Records every signal's disposition before a library is loaded, so that `prepareForCommand()`
     /// gives the command `vault exec` runs the ones vault was started with: GLib's D-Bus code
     /// ignores SIGPIPE, and a command started with SIGPIPE ignored keeps writing to closed pipes.
     static func saveSignalDispositions() {
@@ -73,18 +69,24 @@ enum Hygiene {
         inherited = count > 0 ? Array(found.prefix(Int(min(count, Int32(found.count))))) : []
     }
 
-    /// Puts back the core-size limit `apply()` lowered and the signal dispositions
-    /// `saveSignalDispositions()` recorded, just before `exec` replaces vault; and marks every
+    /// Prepares vault for starting `vault exec`'s command: puts back the core-size limit `apply()`
+    /// lowered (the command inherits it; vault itself stays non-dumpable), and marks every
     /// descriptor vault opened close-on-exec (libcurl's socketpair and a kept-alive connection to
-    /// OpenBao are open without it), keeping those `saveInheritedDescriptors()` recorded.
-    static func restoreForChild() {
+    /// OpenBao are open without it), keeping those `saveInheritedDescriptors()` recorded. Returns
+    /// the signals vault was started with ignored (`saveSignalDispositions()`, and SIGCHLD),
+    /// which the command is given ignored; every other one it gets with its default disposition.
+    /// vault's own dispositions are left as they are: it keeps waiting for its command.
+    static func prepareForCommand() -> [Int32] {
         _ = CVaultProcess_closeOnExecExcept(3, inherited, Int32(inherited.count))
-        for (signal, action) in dispositions {
-            var action = action
-            _ = sigaction(signal, &action, nil)
-        }
-        if var action = inheritedChildSignal { _ = sigaction(SIGCHLD, &action, nil) }
-        guard var limit = coreLimit else { return }
-        _ = setrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &limit)
+        if var limit = coreLimit { _ = setrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &limit) }
+        var ignored = dispositions.filter { isIgnored($0.action) }.map(\.signal)
+        if let action = inheritedChildSignal, isIgnored(action) { ignored.append(SIGCHLD) }
+        return ignored
+    }
+
+    private static func isIgnored(_ action: sigaction) -> Bool {
+        action.sa_flags & SA_SIGINFO == 0
+            && unsafeBitCast(action.__sigaction_handler.sa_handler, to: Int.self)
+                == unsafeBitCast(SIG_IGN, to: Int.self)
     }
 }

@@ -32,6 +32,8 @@ extension OptionName {
     // exec, inject.
     static let env = OptionName("env")
     static let envFile = OptionName("env-file")
+    static let mask = OptionName("mask")
+    static let noMask = OptionName("no-mask")
     static let input = OptionName("in")
     static let output = OptionName("out")
 

@@ -232,6 +232,9 @@ dbus-run-session -- sh "$root/Tests/with-keyring.sh" \
 # --- OpenBao: a dev server on 127.0.0.1 (the bao binary of the test venv) ----------------------
 bash "$here/openbao.sh" "$vault" "$out" "$runs" "$warmup" || fail "the OpenBao group failed"
 
+# --- exec's output mask: 500 MB through `vault exec --all -- cat` (20 secrets) vs `cat | cat` ----
+bash "$here/exec-mask.sh" "$vault" "$out" "$slow_runs" 1 || fail "the exec-mask group failed"
+
 # The binary as `make install` installs it (stripped): the size users download and load.
 strip -o "$work/vault-stripped" "$vault" || fail "strip $vault"
 stat -c %s "$work/vault-stripped" >"$out/size-stripped.txt"

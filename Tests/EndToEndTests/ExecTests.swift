@@ -13,7 +13,8 @@ struct ExecTests {
 
     /// Runs `sh -c 'printf %s "$VAR"'` under vault exec and returns its stdout.
     func value(of variable: String, _ vault: VaultRunner, _ options: [String]) throws -> [UInt8] {
-        let result = try vault.run(["exec"] + options + ["--", "/bin/sh", "-c", "printf %s \"$\(variable)\""])
+        let result = try vault.run(
+            ["exec", "--no-mask"] + options + ["--", "/bin/sh", "-c", "printf %s \"$\(variable)\""])
         result.expectSuccess()
         return result.stdout
     }
@@ -32,7 +33,8 @@ struct ExecTests {
         let set = try vault.run(["exec", "--all", "--", "/bin/sh", "-c", "test \"${EMPTY+set}\" = set && printf yes"])
         #expect(set.stdoutText == "yes")
         // A binding replaces an inherited variable of the same name.
-        let replaced = try vault.run(["exec", "--env", "HOME=2fa", "--", "/bin/sh", "-c", "printf %s \"$HOME\""])
+        let replaced = try vault.run(
+            ["exec", "--no-mask", "--env", "HOME=2fa", "--", "/bin/sh", "-c", "printf %s \"$HOME\""])
         #expect(replaced.stdoutText == "123456")
     }
 
@@ -45,7 +47,7 @@ struct ExecTests {
         let cmdline = try vault.run(["exec", "--env", "TOKEN=token", "--", "cat", "/proc/self/cmdline"])
         cmdline.expectSuccess()
         #expect(cmdline.stdout == Array("cat\0/proc/self/cmdline\0".utf8))
-        let environ = try vault.run(["exec", "--env", "TOKEN=token", "--", "cat", "/proc/self/environ"])
+        let environ = try vault.run(["exec", "--no-mask", "--env", "TOKEN=token", "--", "cat", "/proc/self/environ"])
         let entries = environ.stdout.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
         #expect(entries.contains("TOKEN=\(secret)"))
         #expect(entries.contains("VAULT_SERVICE=\(vault.service)"))
@@ -111,7 +113,7 @@ struct ExecTests {
         // Chosen explicitly, any of them is set.
         let explicit = try vault.run(
             [
-                "exec", "--env", "BASH_ENV=bash_env", "--env", "LANG=lang", "--", "/bin/sh", "-c",
+                "exec", "--no-mask", "--env", "BASH_ENV=bash_env", "--env", "LANG=lang", "--", "/bin/sh", "-c",
                 "printf '%s %s' \"$BASH_ENV\" \"$LANG\"",
             ])
         #expect(explicit.stdoutText == "/tmp/bash_env xx", "\(explicit.stderr)")
@@ -169,7 +171,7 @@ struct ExecTests {
     func status() throws {
         let vault = try VaultRunner.scripted()
         defer { vault.cleanUp() }
-        try vault.set("a", "1")
+        try vault.set("a", "long enough to mask")
         let failed = try vault.run(["exec", "--all", "--", "/bin/sh", "-c", "echo out; echo err >&2; exit 42"])
         #expect(failed.status == 42)
         #expect(failed.stdoutText == "out\n")
@@ -182,7 +184,7 @@ struct ExecTests {
     func cannotStart() throws {
         let vault = try VaultRunner.scripted()
         defer { vault.cleanUp() }
-        try vault.set("a", "1")
+        try vault.set("a", "long enough to mask")
         try vault.run(["exec", "--all", "--", "no-such-command-anywhere"]).expectFailure(127, "command not found")
         try vault.run(["exec", "--all", "--", vault.path("missing")]).expectFailure(127, "No such file")
         let plain = vault.path("plain.txt")

@@ -24,7 +24,9 @@ struct InheritedDescriptorTests {
         try vault.run(["set", "api"], stdin: Array("from openbao".utf8)).expectSuccess()
 
         // `ls /proc/$$/fd` lists the shell's descriptors (ls's own are under its own pid).
-        let exec = try vault.run(["exec", "--env", "API=api", "--", "sh", "-c", "ls /proc/$$/fd; printf %s \"$API\""])
+        let exec = try vault.run([
+            "exec", "--no-mask", "--env", "API=api", "--", "sh", "-c", "ls /proc/$$/fd; printf %s \"$API\"",
+        ])
         exec.expectSuccess()
         #expect(exec.stdoutText == "0\n1\n2\nfrom openbao", "exec's command inherited: \(exec.stdoutText)")
 

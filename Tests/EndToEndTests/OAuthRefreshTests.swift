@@ -187,7 +187,9 @@ struct OAuthRefreshTests {
         let old = try importToken(
             vault, server, client: "confidential-cli", extra: ["--client-secret-name", "client-secret"])
         let before = try refreshes(server)
-        let exec = try vault.run(["exec", "--env", "TOKEN=gh", "--", "/bin/sh", "-c", "printf %s \"$TOKEN\""])
+        let exec = try vault.run([
+            "exec", "--no-mask", "--env", "TOKEN=gh", "--", "/bin/sh", "-c", "printf %s \"$TOKEN\"",
+        ])
         exec.expectSuccess()
         #expect(!exec.stdoutText.isEmpty && exec.stdoutText != old)
         #expect(try refreshes(server) == before + 1)

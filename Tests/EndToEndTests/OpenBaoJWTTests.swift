@@ -356,7 +356,7 @@ struct OpenBaoJWTTests {
             "BAO_JWT_FILE": "/nonexistent/token", "VAULT_JWT": "x.y.z", "ACTIONS_ID_TOKEN_REQUEST_TOKEN": "request",
             "ACTIONS_ID_TOKEN_REQUEST_URL": "http://127.0.0.1:9/token?api-version=2.0",
         ]
-        let child = try runner.run(["exec", "--env", "GIVEN=exec-secret", "--", "/usr/bin/env"], env: env)
+        let child = try runner.run(["exec", "--no-mask", "--env", "GIVEN=exec-secret", "--", "/usr/bin/env"], env: env)
         child.expectSuccess()
         let names = Set(child.stdoutText.split(separator: "\n").map { String($0.split(separator: "=")[0]) })
         #expect(names.contains("GIVEN") && names.contains("BAO_JWT_ROLE"), "\(names.sorted())")

@@ -94,13 +94,16 @@ struct ReferenceTests {
             """
         try Data(contents.utf8).write(to: URL(fileURLWithPath: envFile))
         let script = "printf '%s|%s|%s' \"$LITERAL\" \"$DEPLOY\" \"$PLAIN\""
-        let result = try vault.run(["exec", "--env-file", envFile, "--", "/bin/sh", "-c", script])
+        let result = try vault.run(["exec", "--no-mask", "--env-file", envFile, "--", "/bin/sh", "-c", script])
         result.expectSuccess()
         #expect(result.stdoutText == "kept as it is|d3ploy|vault-not-a-reference")
         // With --env too; one variable set both ways is refused.
         try vault.set("plain", "p")
         let both = try vault.run(
-            ["exec", "--env-file", envFile, "--env", "T=plain", "--", "/bin/sh", "-c", "printf %s \"$DEPLOY\""])
+            [
+                "exec", "--no-mask", "--env-file", envFile, "--env", "T=plain", "--", "/bin/sh", "-c",
+                "printf %s \"$DEPLOY\"",
+            ])
         #expect(both.stdoutText == "d3ploy")
         try vault.run(["exec", "--env-file", envFile, "--env", "DEPLOY=plain", "--", "true"]).expectFailure(
             2, "DEPLOY")

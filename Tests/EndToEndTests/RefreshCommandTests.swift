@@ -142,7 +142,9 @@ struct RefreshCommandTests {
         let shown = try vault.run(["show", "cli", "--json"]).stdoutText
         #expect(shown.contains("\"token\":{\"kind\":\"command\""), "\(shown)")
         #expect(shown.contains("\"lifetime\":1800"))
-        let exec = try vault.run(["exec", "--env", "TOKEN=cli", "--", "/bin/sh", "-c", "printf %s \"$TOKEN\""])
+        let exec = try vault.run([
+            "exec", "--no-mask", "--env", "TOKEN=cli", "--", "/bin/sh", "-c", "printf %s \"$TOKEN\"",
+        ])
         #expect(exec.stdoutText == "token-1", "\(exec.stderr)")
         #expect(!(try vault.run(["show", "cli", "--json"]).stdoutText.contains("token-1")))
         // A plain set replaces the living token with a static one: expired stays exit 3.

@@ -5,18 +5,13 @@
 
 // Process-level calls that Swift cannot make directly: glibc declares prctl(2) as variadic
 // (`int prctl(int option, ...)`), and variadic C functions cannot be called from Swift;
-// execvpe(3) is a GNU extension that glibc declares only under _GNU_SOURCE, which Swift's
-// Glibc module does not define; so is close_range(2)'s flag.
+// close_range(2)'s flag and execvpe(3) (used by CVaultProcess_startCommand) are GNU extensions
+// that glibc declares only under _GNU_SOURCE, which Swift's Glibc module does not define; and
+// what runs between fork and exec, or in a signal handler, must be C.
 
 /// Marks the process non-dumpable: no core file, and no ptrace attach by other unprivileged
 /// processes. Returns 0 on success, -1 with errno set on failure.
 int CVaultProcess_setNotDumpable(void);
-
-/// execvpe(3): replaces the process image with `file`, searched in PATH like execvp(3) (the
-/// PATH of the calling process, not of `envp`), with the environment `envp`. `argv` and `envp`
-/// are NULL-terminated arrays owned by the caller. Returns only on failure: -1 with errno set.
-int CVaultProcess_execvpe(
-    const char *_Nonnull file, char *_Nullable const *_Nonnull argv, char *_Nullable const *_Nonnull envp);
 
 /// Writes the open descriptors numbered `lowest` or more, in increasing order, to `out` (at most
 /// `capacity` of them; the caller's array). Returns how many are open (which may exceed
@@ -90,5 +85,25 @@ enum {
 pid_t CVaultProcess_spawnInOwnKeyring(
     const char *_Nonnull path, char *_Nullable const *_Nonnull argv, char *_Nullable const *_Nonnull envp, int input,
     int output, int errorOutput, int options);
+
+/// Starts `vault exec`'s command: `file` searched in PATH as execvp(3) does, with `argv` and `envp`
+/// (NULL-terminated; the caller owns them), in vault's process group (so that it stays in the
+/// terminal's foreground and can read it) and a new, empty session keyring. Its standard input is
+/// vault's; its standard output and error are `output` and `errorOutput`, or vault's for -1; it
+/// has every descriptor of vault's not marked close-on-exec (the caller marks those of its own:
+/// the ones vault was started with are meant for the command). Every signal in `ignored`
+/// (`ignoredCount` of them) is ignored in it, every other one has its default disposition. Each signal of `forwarded`
+/// (`forwardedCount` of them) that is not in `ignored` is from now on passed on to the command
+/// when sent to vault by a process (not by the kernel to the whole group, as the terminal does).
+/// A thread of vault's, started before the fork, waits for the command and writes its wait
+/// status (an int; -1 if waitpid failed) to `statusReport`, which it then closes: the caller
+/// gives that descriptor away, on every path. While the thread waits vault has two threads, and
+/// the kernel refuses the command's KEYCTL_SESSION_TO_PARENT. Returns the command's pid, or -1
+/// with errno set, also when execvpe failed (the child reports its errno through a close-on-exec
+/// pipe and is reaped here).
+pid_t CVaultProcess_startCommand(
+    const char *_Nonnull file, char *_Nullable const *_Nonnull argv, char *_Nullable const *_Nonnull envp, int output,
+    int errorOutput, const int *_Nonnull ignored, int ignoredCount, const int *_Nonnull forwarded, int forwardedCount,
+    int statusReport);
 
 #endif

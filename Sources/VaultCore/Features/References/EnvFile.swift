@@ -3,7 +3,8 @@ import VaultSecureBytes
 /// Dotenv files for `vault exec --env-file`: `VAR=value` lines (the dotenv rules of ``DotEnv``)
 /// whose values are either literal or a reference `vault://SERVICE/NAME`.
 public enum EnvFile {
-    /// The variables `contents` sets, references replaced by their secrets' values, in file order.
+    /// The variables `contents` sets, references replaced by their secrets' values, in file order,
+    /// each with whether it came from a reference (a secret, which `vault exec` masks).
     ///
     /// Everything is checked before anything is returned: the dotenv syntax, each KEY being a
     /// variable name, each reference resolving (a missing secret is `.notFound`, an expired one
@@ -11,7 +12,7 @@ public enum EnvFile {
     /// line and the reference, never a value.
     public static func variables(
         _ contents: [UInt8], vault: Vault, allowExpired: Bool = false
-    ) throws(VaultError) -> [(variable: String, value: [UInt8])] {
+    ) throws(VaultError) -> [(variable: String, value: [UInt8], isSecret: Bool)] {
         let entries = try DotEnv.parse(contents)
         var references: [(reference: SecretReference, context: String)] = []
         var referenceOfEntry: [SecretReference?] = []
@@ -45,7 +46,7 @@ public enum EnvFile {
                 .usage, "\(context): \(reference) holds a NUL byte, which an environment variable cannot hold")
         }
         return zip(entries, referenceOfEntry).map { entry, reference in
-            (entry.key, reference.map { Array(values[$0]!) } ?? entry.value)
+            (entry.key, reference.map { Array(values[$0]!) } ?? entry.value, reference != nil)
         }
     }
 }

@@ -6,8 +6,8 @@ import VaultSecureBytes
 #endif
 
 /// A program vault starts: the one way vault spawns a child and keeps it bounded (refresh
-/// commands, age plugins, git for `vault git setup`). `vault exec` alone replaces vault instead
-/// (execvpe). A program started by name is found with ``ProgramSearch``. `ChildProcessSourceTests`
+/// commands, age plugins, git for `vault git setup`); `vault exec`'s command is a ``Command``,
+/// below. A program started by name is found with ``ProgramSearch``. `ChildProcessSourceTests`
 /// fails when another source file spawns.
 ///
 /// The child runs in a new, empty session keyring, so it cannot reach a file key vault cached
@@ -273,5 +273,71 @@ extension Int32 {
     /// How a wait status reads in a message: "exited with status 3", "was killed by signal 9".
     var waitStatusText: String {
         self & 0x7F == 0 ? "exited with status \((self >> 8) & 0xFF)" : "was killed by signal \(self & 0x7F)"
+    }
+}
+
+/// `vault exec`'s command: started in vault's process group (so that it keeps the terminal's
+/// foreground and can read it) and, as every child, in a new, empty session keyring, with vault's
+/// standard input; vault stays, passes signals on to it and waits for it.
+package final class Command {
+    /// The signals sent to vault that are passed on to the command.
+    package static let forwardedSignals: [Int32] = [SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGWINCH]
+
+    /// The command's process id.
+    package let pid: Int32
+    /// Readable once the command ended: its wait status (``status``). Owned by this object.
+    package let endReport: Int32
+
+    private init(pid: Int32, endReport: Int32) {
+        self.pid = pid
+        self.endReport = endReport
+    }
+
+    deinit { close(endReport) }
+
+    /// Starts `arguments[0]` (searched in PATH when it has no '/', as execvp does) with
+    /// `arguments` and exactly `environment` (NULL-terminated entries; the caller's); standard
+    /// output and error are `output` and `errorOutput`, or vault's own for nil; the signals in
+    /// `ignored` are ignored in it, every other one has its default disposition. From now on,
+    /// ``forwardedSignals`` sent to vault by another process reach the command too.
+    package static func start(
+        _ arguments: [String], environment: [UnsafeMutablePointer<CChar>?], output: Int32?, errorOutput: Int32?,
+        ignored: [Int32]
+    ) throws(Errno) -> Command {
+        let report = try pipeClosedOnExec()
+        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) }
+        argv.append(nil)
+        defer { argv.forEach { free($0) } }
+        // The write end is the waiter thread's from here on, on every path.
+        let started = valueOrErrno(retryOnInterrupt: false) {
+            CVaultProcess_startCommand(
+                arguments[0], argv, environment, output ?? -1, errorOutput ?? -1, ignored, Int32(ignored.count),
+                forwardedSignals,
+                Int32(forwardedSignals.count), report.write)
+        }
+        switch started {
+        case .success(let pid): return Command(pid: pid, endReport: report.read)
+        case .failure(let error):
+            close(report.read)
+            throw error
+        }
+    }
+
+    /// A pipe whose ends are both close-on-exec (pipe2 is a GNU extension, hidden from Swift):
+    /// vault exec is single-threaded while it makes them, so no other child can inherit them.
+    package static func pipeClosedOnExec() throws(Errno) -> (read: Int32, write: Int32) {
+        var ends: [Int32] = [0, 0]
+        guard pipe(&ends) == 0 else { throw Errno.current }
+        for fd in ends { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        return (ends[0], ends[1])
+    }
+
+    /// The command's wait status once it ended, waiting for it (nil: waiting failed, how it
+    /// ended is unknown).
+    package func status() -> Int32? {
+        var status: Int32 = 0
+        let got = valueOrErrno { withUnsafeMutableBytes(of: &status) { Glibc.read(endReport, $0.baseAddress, 4) } }
+        guard case .success(4) = got, status != -1 else { return nil }
+        return status
     }
 }
