@@ -144,15 +144,19 @@ struct OneTimeCodeCommandTests {
         let late = "@2000000009"
         let current = try Self.oathtool(["--totp", "--base32", "-N", "@2000000009", secret])
         let next = try Self.oathtool(["--totp", "--base32", "-N", "@2000000010", secret])
-        func otp(_ extra: [String]) throws -> ToolResult {
+        func otp(_ clock: [String], _ extra: [String]) throws -> ToolResult {
             try runTool(
-                Self.faketime, [late, VaultRunner.binary, "otp", "t"] + extra, environment: runner.environment,
-                timeout: 60)
+                Self.faketime, clock + [VaultRunner.binary, "otp", "t"] + extra,
+                environment: runner.environment.merging(["TZ": "UTC"]) { $1 }, timeout: 60)
         }
-        let waited = try otp([])
+        // A clock that runs from 1 s before the end: vault waits for the next period, and a slow
+        // start only moves it further into that period.
+        let waited = try otp([late], [])
         #expect(waited.status == 0, "\(waited.stderr)")
         #expect(waited.stdoutText == next, "default --min-valid 5: the next period's code")
-        let immediate = try otp(["--min-valid", "0"])
+        // A stopped clock (an absolute time without '@'), so that a slow start cannot carry vault
+        // past the end of the period.
+        let immediate = try otp(["-f", "2033-05-18 03:33:29"], ["--min-valid", "0"])
         #expect(immediate.status == 0, "\(immediate.stderr)")
         #expect(immediate.stdoutText == current, "--min-valid 0: the current code, 1 s before it ends")
     }
@@ -207,9 +211,14 @@ struct OneTimeCodeCommandTests {
         #expect(injected.stdoutText == "otp=" + (try Self.oathtool(["--hotp", "--base32", "-c", "0", secret])))
         let envFile = runner.path("otp.env")
         try Data("NPM_OTP=vault-otp://ci/npm\n".utf8).write(to: URL(fileURLWithPath: envFile))
-        let exec = try runner.run(["exec", "--env-file", envFile, "--", "/bin/sh", "-c", "printf '%s\\n' \"$NPM_OTP\""])
+        let printCode = ["--", "/bin/sh", "-c", "printf '%s\\n' \"$NPM_OTP\""]
+        let exec = try runner.run(["exec", "--no-mask", "--env-file", envFile] + printCode)
         exec.expectSuccess()
         #expect(exec.stdoutText == (try Self.oathtool(["--hotp", "--base32", "-c", "1", secret])))
+        // exec's masking covers a code as it covers every value it injects.
+        let masked = try runner.run(["exec", "--env-file", envFile] + printCode)
+        masked.expectSuccess()
+        #expect(masked.stdoutText == "***\n", "\(masked.stdoutText)")
         try runner.run(["inject"], stdin: Array("{{ vault://ci/npm }}".utf8)).expectFailure(2, "vault otp npm")
         // --all binds the plain secrets and leaves the seed out; naming it is refused.
         try runner.run(["--service", "ci", "set", "token"], stdin: Array("t0k".utf8)).expectSuccess()
