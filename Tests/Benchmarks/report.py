@@ -92,13 +92,17 @@ def main() -> int:
     try:
         groups = ["startup", "file-identity", "file-ssh", "file-identity-hybrid", "file-passphrase", "scale-get", "scale-ls", "scale-set",
                   "concurrency", "secret-service", "secret-service-ls", "secret-service-set", "openbao-get",
-                  "openbao-ls", "unlock-get", "exec-mask"]
+                  "openbao-ls", "unlock-get", "exec-mask", "secret-service-provider"]
         for group in groups:
             results.load(group)
         with open(os.path.join(out, "concurrency-count.txt")) as handle:
             present = int(handle.read().strip())
         if present != 800:
             raise Broken("%d names present after the concurrent sets, not 800" % present)
+        with open(os.path.join(out, "secret-service-provider-rss.txt")) as handle:
+            rss = {name: int(kilobytes) for name, kilobytes in (line.split() for line in handle if line.strip())}
+        if set(rss) != {"vault-provider", "gnome-keyring"}:
+            raise Broken("secret-service-provider-rss.txt names %s" % sorted(rss))
     except (Broken, OSError, ValueError) as error:
         sys.stderr.write("report: broken measurement: %s\n" % error)
         return 1
@@ -119,6 +123,10 @@ def main() -> int:
         ("`vault get` (OpenBao) ≤ 1.2 × curl", m("openbao-get", 0) / m("openbao-get", 2), 1.2),
         ("`vault --version` ≤ 2 × `/bin/true`", m("startup", 0) / m("startup", 1), 2.0),
         ("`vault exec --all -- cat` of 500 MB, 20 secrets masked ≤ 2 × `cat | cat`", m("exec-mask", 0) / m("exec-mask", 1), 2.0),
+        ("`secret-tool lookup` among 100 items: vault's provider ≤ 1.0 × gnome-keyring",
+         m("secret-service-provider", 0) / m("secret-service-provider", 1), 1.0),
+        ("resident memory holding 100 items: vault's provider ≤ 2 × gnome-keyring",
+         rss["vault-provider"] / rss["gnome-keyring"], 2.0),
     ]
 
     # --- Machine and versions -----------------------------------------------------------------
@@ -216,6 +224,13 @@ def main() -> int:
           "redirection is subtracted by hyperfine). vault updates the item in place, without reading its "
           "old value; secret-tool replaces it (CreateItem with replace).")
     calls_note("vault-set", "secret-tool-store", "`secret-tool store`")
+    table("vault as the Secret Service", "secret-service-provider",
+          "`secret-tool lookup` of one item among 100, from vault's provider (`vault secret-service serve` "
+          "over an identity vault, on a private bus) and from gnome-keyring (unlocked, on the session bus of "
+          "`Tests/with-keyring.sh`), in one hyperfine run (`Tests/Benchmarks/secret-service-provider.sh`).")
+    add("Resident memory (VmRSS) holding those 100 items: vault's provider %.1f MB, gnome-keyring %.1f MB." % (
+        rss["vault-provider"] / 1000, rss["gnome-keyring"] / 1000))
+    add("")
     table("OpenBao", "openbao-get",
           "One secret in the KV v2 mount of a `bao server -dev` on 127.0.0.1 (HTTP, no TLS), read by "
           "`vault --backend openbao get`, by OpenBao's own CLI (`bao kv get -field=value`) and by a bare "
