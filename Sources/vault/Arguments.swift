@@ -1,4 +1,5 @@
 import VaultCore
+import VaultStorage
 
 /// One token of the command line, before any meaning is given to it.
 enum Token: Equatable {

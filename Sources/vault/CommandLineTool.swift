@@ -1,4 +1,5 @@
 import VaultCore
+import VaultStorage
 
 /// Runs one command line and returns the exit status. The only place that prints errors.
 enum CommandLineTool {

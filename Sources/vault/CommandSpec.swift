@@ -1,4 +1,6 @@
 import VaultCore
+import VaultFeatures
+import VaultStorage
 
 /// An option a command accepts.
 struct OptionSpec: Sendable {

@@ -1,4 +1,5 @@
 import VaultCore
+import VaultStorage
 
 extension VaultError {
     /// The line the tool prints for this error: the input it is about and the remedy in the

@@ -1,4 +1,5 @@
 import VaultCore
+import VaultStorage
 
 /// The documented exit statuses (README, "Exit codes").
 enum ExitStatus {

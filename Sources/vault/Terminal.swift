@@ -1,6 +1,9 @@
 import VaultAge
 import VaultCore
+import VaultFeatures
 import VaultSecureBytes
+import VaultStorage
+import VaultSystem
 
 #if canImport(Glibc)
     import Glibc

@@ -1,4 +1,5 @@
 import VaultCore
+import VaultStorage
 
 #if canImport(Glibc)
     import Glibc

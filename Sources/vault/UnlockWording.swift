@@ -1,4 +1,6 @@
+import VaultAgeFile
 import VaultCore
+import VaultStorage
 
 extension UnlockDiagnosis {
     /// The `unlock` line of `vault doctor`.

@@ -1,6 +1,7 @@
 import Testing
 import VaultCore
 
+@testable import VaultStorage
 @testable import vault
 
 /// The parser of `Arguments.swift`, in-process: tokens, global and command options, values,

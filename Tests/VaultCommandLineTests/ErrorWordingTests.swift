@@ -1,6 +1,7 @@
 import Testing
 import VaultCore
 
+@testable import VaultStorage
 @testable import vault
 
 /// The tool words what the library gives as data: the input an error is about by its flag or

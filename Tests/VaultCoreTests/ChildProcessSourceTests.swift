@@ -9,7 +9,7 @@ import VaultTestSupport
 struct ChildProcessSourceTests {
     /// Files that may start a program, each with why.
     static let allowed: [(file: String, why: String)] = [
-        ("VaultCore/Support/System/ChildProcess.swift", "the one way vault spawns a child")
+        ("VaultSystem/System/ChildProcess.swift", "the one way vault spawns a child")
     ]
 
     /// The calls that start a program: libc's, and the CVaultProcess shims that wrap them. (Not

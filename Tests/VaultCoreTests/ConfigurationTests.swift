@@ -1,6 +1,9 @@
 import Testing
 
 @testable import VaultCore
+@testable import VaultFeatures
+@testable import VaultOpenBao
+@testable import VaultStorage
 
 /// The environment is read once into ``Configuration``: one rule for `CI`, one for the folders,
 /// `VAULT_TIMEOUT` parsed once, and every factory method reading that value.

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import VaultCore
+@testable import VaultSystem
 
 /// The one digest helper: its hex must stay what the trust records, journals and lock names
 /// already on users' machines were written with (full SHA-256 hex, or its first 16 bytes).

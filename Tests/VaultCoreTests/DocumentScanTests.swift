@@ -1,7 +1,10 @@
 import Foundation
 import Testing
 
+@testable import VaultAgeFile
 @testable import VaultCore
+@testable import VaultStorage
+@testable import VaultSystem
 
 /// The answer `find` must give: the record `decode` finds, or the error `decode` throws.
 private func reference(_ name: SecretName, in document: [UInt8]) -> Result<SecretRecord?, VaultError> {

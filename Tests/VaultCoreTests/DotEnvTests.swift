@@ -2,6 +2,9 @@ import Testing
 import VaultCore
 import VaultSecureBytes
 
+@testable import VaultFeatures
+@testable import VaultStorage
+
 /// The dotenv reader and writer, without a store.
 @Suite("dotenv")
 struct DotEnvTests {

@@ -1,7 +1,10 @@
 import Testing
 import VaultSecureBytes
 
+@testable import VaultAgeFile
 @testable import VaultCore
+@testable import VaultFeatures
+@testable import VaultStorage
 
 /// Another process updates a secret in the fallback store while ``FallbackStore`` moves it: the
 /// newer value must survive, in the fallback or in the primary store, and be what reads return.

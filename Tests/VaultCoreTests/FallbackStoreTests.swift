@@ -2,7 +2,10 @@ import Testing
 import VaultAge
 import VaultSecureBytes
 
+@testable import VaultAgeFile
 @testable import VaultCore
+@testable import VaultFeatures
+@testable import VaultStorage
 
 /// Lazy migration through ``FallbackStore``, over real stores.
 @Suite("Fallback store")

@@ -5,7 +5,10 @@ import VaultSecureBytes
 import VaultTestSupport
 
 @testable import VaultAge
+@testable import VaultAgeFile
 @testable import VaultCore
+@testable import VaultFeatures
+@testable import VaultStorage
 
 /// A file vault read the way `get` and `ls` read it: chunk by chunk, or whole when it must be.
 @Suite("File store reads")

@@ -1,7 +1,9 @@
 import VaultSecureBytes
 
 @testable import VaultAge
+@testable import VaultAgeFile
 @testable import VaultCore
+@testable import VaultStorage
 
 /// What the fuzz targets in Tests/Fuzz do with one input, and what `FuzzRegressionTests` replays.
 ///

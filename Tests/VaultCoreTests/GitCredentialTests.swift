@@ -2,6 +2,9 @@ import Testing
 import VaultCore
 import VaultSecureBytes
 
+@testable import VaultFeatures
+@testable import VaultStorage
+
 /// git's credential protocol and the names credentials get in a vault, on an in-memory store.
 @Suite("Git credentials")
 struct GitCredentialUnitTests {

@@ -4,6 +4,8 @@ import VaultSecureBytes
 import VaultTestSupport
 
 @testable import VaultCore
+@testable import VaultStorage
+@testable import VaultSystem
 
 /// The HTTP layer against a real server on 127.0.0.1 (Servers/http-test-server.py).
 @Suite("HTTP client")

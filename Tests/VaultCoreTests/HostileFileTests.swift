@@ -5,6 +5,9 @@ import VaultCore
 import VaultSecureBytes
 import VaultTestSupport
 
+@testable import VaultAgeFile
+@testable import VaultStorage
+
 /// Damaged and hostile vault files, through the file store in this process (thousands of them;
 /// `HostileFileEndToEndTests` runs a sample through the binary): every one is a `.damaged` error,
 /// never a crash, never a record, never `.cannotUnlock` when the header record proves damage, and

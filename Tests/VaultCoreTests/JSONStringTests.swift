@@ -1,6 +1,7 @@
 import Testing
 
 @testable import VaultCore
+@testable import VaultSystem
 
 /// The one JSON string escaper, shared by the vault document, `export --format json` and `--json`.
 @Suite struct JSONStringTests {

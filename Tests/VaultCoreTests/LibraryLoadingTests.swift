@@ -3,6 +3,8 @@ import Testing
 import VaultTestSupport
 
 @testable import VaultCore
+@testable import VaultSecretService
+@testable import VaultStorage
 
 /// How the shim opens libsecret: never by a path relative to the current directory.
 @Suite("Loading libsecret")

@@ -5,6 +5,9 @@ import VaultCore
 import VaultSecureBytes
 import VaultTestSupport
 
+@testable import VaultFeatures
+@testable import VaultStorage
+
 /// Living tokens in process: the companion's form, token responses, and refresh on read against
 /// an endpoint double that rotates refresh tokens and revokes on reuse, as real servers do.
 @Suite("Living tokens")

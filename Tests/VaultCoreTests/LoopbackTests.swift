@@ -1,6 +1,8 @@
 import Testing
 
 @testable import VaultCore
+@testable import VaultFeatures
+@testable import VaultSystem
 
 /// What counts as this machine, where plain http is allowed and no proxy is used
 /// (Support/HTTP/HTTPProxy.swift). End to end, with a listener standing in for the proxy:

@@ -3,6 +3,9 @@ import VaultSecureBytes
 import VaultTestSupport
 
 @testable import VaultCore
+@testable import VaultFeatures
+@testable import VaultSecretService
+@testable import VaultStorage
 
 /// A migration stopped after any number of store operations, then run again, ends with every
 /// secret in the destination exactly once, byte for byte, and nothing lost on the way.

@@ -2,7 +2,10 @@ import Foundation
 import Testing
 import VaultSecureBytes
 
+@testable import VaultAgeFile
 @testable import VaultCore
+@testable import VaultFeatures
+@testable import VaultStorage
 
 /// What a migration does with real stores, beyond interruptions (MigrationInterruptionTests).
 @Suite("Migration")

@@ -5,6 +5,10 @@ import VaultSecureBytes
 import VaultTestSupport
 
 @testable import VaultCore
+@testable import VaultFeatures
+@testable import VaultOpenBao
+@testable import VaultSecretService
+@testable import VaultStorage
 
 /// One-time codes in-process: the RFC test vectors, the otpauth URI's rules, and the Vault
 /// operations over a memory store (the end-to-end suite runs the binary against oathtool).

@@ -4,6 +4,9 @@ import VaultSecureBytes
 import VaultTestSupport
 
 @testable import VaultCore
+@testable import VaultOpenBao
+@testable import VaultStorage
+@testable import VaultSystem
 
 /// The JWT login's pieces in-process: the order in which the glue picks a login, the refusal
 /// lines made from OpenBao's answers, and the token cache's key. The login itself runs against a

@@ -4,6 +4,9 @@ import VaultSecureBytes
 import VaultTestSupport
 
 @testable import VaultCore
+@testable import VaultFeatures
+@testable import VaultOpenBao
+@testable import VaultStorage
 
 /// The refresh lease of the OpenBao store (Backends/OpenBao/OpenBaoStore+Lease.swift) against a real dev
 /// server: check-and-set takes and releases, the lease's place beside the token and out of every

@@ -4,6 +4,9 @@ import VaultSecureBytes
 import VaultTestSupport
 
 @testable import VaultCore
+@testable import VaultOpenBao
+@testable import VaultStorage
+@testable import VaultSystem
 
 #if canImport(Glibc)
     import Glibc

@@ -4,6 +4,9 @@ import VaultSecureBytes
 import VaultTestSupport
 
 @testable import VaultCore
+@testable import VaultOpenBao
+@testable import VaultStorage
+@testable import VaultSystem
 
 /// The OpenBao store against a real dev server: layout, escapes, interop with the bao CLI,
 /// deletion, and failures.

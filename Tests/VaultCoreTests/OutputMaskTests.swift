@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import VaultCore
+@testable import VaultFeatures
+@testable import VaultSystem
 
 /// `vault exec`'s output mask in process: the Aho–Corasick automaton, the stream that feeds it
 /// piece by piece, and the forms of a value.

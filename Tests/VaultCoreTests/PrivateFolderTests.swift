@@ -4,6 +4,10 @@ import VaultSecureBytes
 import VaultTestSupport
 
 @testable import VaultCore
+@testable import VaultFeatures
+@testable import VaultOpenBao
+@testable import VaultStorage
+@testable import VaultSystem
 
 #if canImport(Glibc)
     import Glibc

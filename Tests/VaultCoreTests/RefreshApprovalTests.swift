@@ -6,6 +6,10 @@ import VaultCore
 import VaultSecureBytes
 import VaultTestSupport
 
+@testable import VaultAgeFile
+@testable import VaultFeatures
+@testable import VaultStorage
+
 #if canImport(Glibc)
     import Glibc
 #endif

@@ -5,6 +5,8 @@ import VaultSecureBytes
 import VaultTestSupport
 
 @testable import VaultCore
+@testable import VaultFeatures
+@testable import VaultStorage
 
 #if canImport(Glibc)
     import Glibc

@@ -5,6 +5,8 @@ import VaultSecureBytes
 import VaultTestSupport
 
 @testable import VaultCore
+@testable import VaultFeatures
+@testable import VaultStorage
 
 /// The refresh lease's coordinator (Features/Tokens/RefreshLease.swift) against an in-memory lease store:
 /// who may take a lease, how a waiter ends, and that waiting polls with growing pauses.

@@ -2,6 +2,9 @@ import Testing
 import VaultCore
 import VaultSecureBytes
 
+@testable import VaultFeatures
+@testable import VaultStorage
+
 /// Parsing and printing `vault://SERVICE/NAME`, and templates, against an in-memory store.
 @Suite("Secret references")
 struct SecretReferenceTests {

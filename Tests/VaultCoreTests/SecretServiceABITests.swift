@@ -3,6 +3,7 @@ import Testing
 import VaultTestSupport
 
 @testable import VaultCore
+@testable import VaultSecretService
 
 /// The shim declares its own copies of GLib and libsecret types (it loads libsecret at run time
 /// and must build without its headers). These tests hold the copies to the real headers, and

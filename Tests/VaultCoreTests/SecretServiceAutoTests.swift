@@ -3,6 +3,7 @@ import Testing
 import VaultTestSupport
 
 @testable import VaultCore
+@testable import VaultStorage
 
 /// `auto` and a Secret Service that is there but cannot be used: it is still the Secret Service.
 @Suite("Secret Service: auto with a locked keyring")

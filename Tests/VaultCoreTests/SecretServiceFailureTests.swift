@@ -4,6 +4,8 @@ import VaultSecureBytes
 import VaultTestSupport
 
 @testable import VaultCore
+@testable import VaultSecretService
+@testable import VaultStorage
 
 /// The Secret Service store when it cannot do its job: each failure is an error of the
 /// right kind, quickly, and never "not found".

@@ -4,6 +4,8 @@ import VaultSecureBytes
 import VaultTestSupport
 
 @testable import VaultCore
+@testable import VaultSecretService
+@testable import VaultStorage
 
 /// vault and the other Secret Service clients read each other's secrets: `secret-tool` (libsecret)
 /// and Debian's python3-keyring with its SecretService backend (secretstorage), all addressing

@@ -3,6 +3,8 @@ import Testing
 import VaultTestSupport
 
 @testable import VaultCore
+@testable import VaultSecretService
+@testable import VaultStorage
 
 /// Listing while other programs change the keyring: an item that disappears between the search
 /// and the loading of its properties must not make the listing fail, and every item that stays

@@ -1,6 +1,9 @@
 import Testing
 
 @testable import VaultCore
+@testable import VaultSecretService
+@testable import VaultStorage
+@testable import VaultSystem
 
 /// The Secret Service store's pure-Swift parts: attributes, metadata and error mapping.
 /// No keyring needed.

@@ -3,6 +3,8 @@ import Testing
 import VaultSecureBytes
 
 @testable import VaultCore
+@testable import VaultFeatures
+@testable import VaultStorage
 
 /// The provider's record of an item inside a vault secret, and its object paths.
 @Suite("Secret Service provider records and paths")

@@ -3,6 +3,8 @@ import VaultCore
 import VaultSecureBytes
 import VaultTestSupport
 
+@testable import VaultStorage
+
 /// One contract, run against every store: what any backend must do at the storage edge.
 ///
 /// Each backend adds itself to ``StoreFixture/all``; a fixture builds a fresh, empty store and

@@ -2,7 +2,10 @@ import Foundation
 import Testing
 import VaultAge
 
+@testable import VaultAgeFile
 @testable import VaultCore
+@testable import VaultFeatures
+@testable import VaultStorage
 
 /// The glue for migration: backend specs, the destination's keys, and `VAULT_FALLBACK`.
 @Suite("Store factory: migration and fallback")

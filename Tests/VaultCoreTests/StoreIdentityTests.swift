@@ -4,7 +4,13 @@ import VaultAge
 import VaultSecureBytes
 import VaultTestSupport
 
+@testable import VaultAgeFile
 @testable import VaultCore
+@testable import VaultFeatures
+@testable import VaultOpenBao
+@testable import VaultSecretService
+@testable import VaultStorage
+@testable import VaultSystem
 
 /// Store identities: each backend names itself (``StoreIdentity``), and the names refresh
 /// approval records were filed under before stores had identities are kept, so that no living

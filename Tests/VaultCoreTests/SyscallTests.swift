@@ -3,6 +3,8 @@ import Testing
 import VaultTestSupport
 
 @testable import VaultCore
+@testable import VaultStorage
+@testable import VaultSystem
 
 #if canImport(Glibc)
     import Glibc

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import VaultCore
+@testable import VaultStorage
 
 @Suite("Timestamps")
 struct TimestampTests {

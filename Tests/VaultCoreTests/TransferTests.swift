@@ -2,6 +2,9 @@ import Testing
 import VaultCore
 import VaultSecureBytes
 
+@testable import VaultFeatures
+@testable import VaultStorage
+
 /// Import, export, environment bindings and expiry states against the in-memory store.
 @Suite("Import, export, exec bindings")
 struct TransferTests {

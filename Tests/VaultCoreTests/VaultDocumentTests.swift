@@ -1,8 +1,10 @@
 import Foundation
 import Testing
 
+@testable import VaultAgeFile
 @testable import VaultCore
 @testable import VaultSecureBytes
+@testable import VaultStorage
 
 @Suite("Vault document")
 struct VaultDocumentTests {

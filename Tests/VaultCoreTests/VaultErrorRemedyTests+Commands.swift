@@ -4,7 +4,12 @@ import VaultAge
 import VaultSecureBytes
 import VaultTestSupport
 
+@testable import VaultAgeFile
 @testable import VaultCore
+@testable import VaultFeatures
+@testable import VaultSecretService
+@testable import VaultStorage
+@testable import VaultSystem
 
 /// The remedies that the command-line tool words as a `vault` command (log in, store the client
 /// secret, trust, rekey, doctor, the next get): each failure found through the library's own code

@@ -4,6 +4,9 @@ import VaultAge
 import VaultTestSupport
 
 @testable import VaultCore
+@testable import VaultFeatures
+@testable import VaultStorage
+@testable import VaultSystem
 
 /// VaultCore is a library: its errors say what happened and carry the remedy as data; the
 /// command-line tool words the remedy with its flags (`Sources/vault/ErrorWording.swift`).

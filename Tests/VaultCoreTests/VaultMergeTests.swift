@@ -3,7 +3,10 @@ import Testing
 import VaultAge
 import VaultTestSupport
 
+@testable import VaultAgeFile
 @testable import VaultCore
+@testable import VaultFeatures
+@testable import VaultStorage
 
 /// The three-way merge of records, in-process: which side wins, what conflicts, and how the
 /// times of a secret set alike on both sides merge. (GitMergeTests runs it under real git.)

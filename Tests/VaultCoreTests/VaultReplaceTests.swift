@@ -2,6 +2,9 @@ import Testing
 import VaultCore
 import VaultSecureBytes
 
+@testable import VaultFeatures
+@testable import VaultStorage
+
 /// `Vault.set` hands the store one replacement, so that a store which finds the old metadata
 /// without the old value (the Secret Service) never reads the secret it replaces.
 @Suite("Vault set through SecretStore.replace")

@@ -1,4 +1,4 @@
-// CVaultHTTP: the C edge of vault's HTTP client (Sources/VaultCore/Support/HTTP/).
+// CVaultHTTP: the C edge of vault's HTTP client (Sources/VaultSystem/HTTP/).
 //
 // The shim exists for what Swift cannot do itself:
 //   - load libcurl at run time (dlopen/dlsym), so vault has no link-time dependency on libcurl
@@ -7,7 +7,7 @@
 //   - collect the response through curl's C callbacks.
 // curl's types never leave this module: one request goes in as plain C values, one response
 // comes out as malloc'd bytes. It holds no policy (which URL, which headers, what a status
-// means): that is decided in Swift (Sources/VaultCore/Support/HTTP/HTTPClient.swift, the only
+// means): that is decided in Swift (Sources/VaultSystem/HTTP/HTTPClient.swift, the only
 // importer).
 #ifndef CVAULTHTTP_H
 #define CVAULTHTTP_H

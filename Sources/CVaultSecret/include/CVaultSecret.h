@@ -8,7 +8,7 @@
 //   - hold the session with the Secret Service and its key agreement's big-number arithmetic
 //     (Session.c and KeyAgreement.c, with libgcrypt, which libsecret loads).
 // It holds no policy and no cipher: which items to touch, what errors mean and the session's
-// encryption are Swift's (Sources/VaultCore/Backends/SecretService: SecretServiceCall.swift,
+// encryption are Swift's (Sources/VaultSecretService: SecretServiceCall.swift,
 // SecretServiceResources.swift and SecretServiceSession.swift are the only importers).
 //
 // Ownership: every function that returns an object says how to release it. Objects are

@@ -1,6 +1,8 @@
 import CVaultProcess
 import VaultCore
+import VaultFeatures
 import VaultSecureBytes
+import VaultStorage
 
 #if canImport(Glibc)
     import Glibc

@@ -1,4 +1,6 @@
 import VaultCore
+import VaultFeatures
+import VaultStorage
 
 /// `vault exec --env-file FILE`: the variables of a dotenv file whose values may be references.
 enum ExecEnvFile {

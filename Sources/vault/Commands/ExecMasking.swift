@@ -1,5 +1,8 @@
 import VaultCore
+import VaultFeatures
 import VaultSecureBytes
+import VaultStorage
+import VaultSystem
 
 #if canImport(Glibc)
     import Glibc

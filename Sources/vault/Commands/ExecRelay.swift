@@ -1,5 +1,7 @@
 import VaultCore
 import VaultSecureBytes
+import VaultStorage
+import VaultSystem
 
 #if canImport(Glibc)
     import Glibc

@@ -1,4 +1,5 @@
 import VaultCore
+import VaultStorage
 
 /// Parsing of `--expires-in` and `--expires-at`.
 enum Expiry {

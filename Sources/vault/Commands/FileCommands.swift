@@ -1,4 +1,6 @@
+import VaultAgeFile
 import VaultCore
+import VaultStorage
 
 extension CommandSpec {
     static let initialize = CommandSpec(

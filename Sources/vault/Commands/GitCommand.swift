@@ -1,4 +1,7 @@
+import VaultAgeFile
 import VaultCore
+import VaultFeatures
+import VaultStorage
 
 /// `vault git setup|textconv|merge`: a team's vault file in a git repository (docs/ci.md).
 extension CommandSpec {

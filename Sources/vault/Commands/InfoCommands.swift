@@ -1,4 +1,5 @@
 import VaultCore
+import VaultStorage
 
 extension CommandSpec {
     static let help = CommandSpec(

@@ -1,5 +1,7 @@
 import VaultCore
+import VaultFeatures
 import VaultSecureBytes
+import VaultStorage
 
 extension CommandSpec {
     static let inject = CommandSpec(

@@ -1,4 +1,7 @@
 import VaultCore
+import VaultFeatures
+import VaultStorage
+import VaultSystem
 
 /// The documented `--json` shapes (docs/json.md). Keys and their order are stable.
 enum JSONOutput {

@@ -1,4 +1,6 @@
 import VaultCore
+import VaultFeatures
+import VaultStorage
 
 extension CommandSpec {
     static let keygen = CommandSpec(

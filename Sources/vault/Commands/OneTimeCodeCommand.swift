@@ -1,5 +1,7 @@
 import VaultCore
+import VaultFeatures
 import VaultSecureBytes
+import VaultStorage
 
 /// `vault otp NAME` and `vault otp add NAME`: one-time codes from otpauth:// seeds.
 extension CommandSpec {

@@ -1,4 +1,5 @@
 import VaultCore
+import VaultStorage
 
 /// `vault secret-service enable [--force]` and `disable`: the user's session bus starts this vault
 /// as the Secret Service when a program first asks for it (docs/secret-service-provider.md).

@@ -1,4 +1,6 @@
 import VaultCore
+import VaultFeatures
+import VaultStorage
 
 /// `vault secret-service ACTION`: vault as the Secret Service provider (docs/secret-service-provider.md).
 ///

@@ -1,4 +1,5 @@
 import VaultCore
+import VaultStorage
 
 /// `vault secret-service run [--] COMMAND...`: COMMAND on a private session bus whose Secret
 /// Service is this vault (docs/secret-service-provider.md).

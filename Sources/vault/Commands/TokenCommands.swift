@@ -1,5 +1,7 @@
 import VaultCore
+import VaultFeatures
 import VaultSecureBytes
+import VaultStorage
 
 /// Living tokens on the command line: `set --refresh-command` and `vault oauth` (docs/tokens.md).
 enum TokenCommands {

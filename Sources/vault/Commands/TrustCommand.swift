@@ -1,4 +1,7 @@
+import VaultAgeFile
 import VaultCore
+import VaultFeatures
+import VaultStorage
 
 extension CommandSpec {
     static let trust = CommandSpec(

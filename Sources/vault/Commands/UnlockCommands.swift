@@ -1,4 +1,7 @@
+import VaultAgeFile
 import VaultCore
+import VaultSecretService
+import VaultStorage
 
 extension CommandSpec {
     static let unlock = CommandSpec(

@@ -1,4 +1,5 @@
 import VaultCore
+import VaultStorage
 
 /// What the completion scripts complete, read off the command table so that they cannot
 /// disagree with the parser.

@@ -1,5 +1,7 @@
 import VaultCore
+import VaultFeatures
 import VaultSecureBytes
+import VaultStorage
 
 /// `docker-credential-vault store|get|erase|list|version`: the docker-credential-helpers
 /// protocol. Set up with `"credsStore": "vault"` or `"credHelpers": {"REGISTRY": "vault"}` in

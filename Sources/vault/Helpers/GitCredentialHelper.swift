@@ -1,5 +1,7 @@
 import VaultCore
+import VaultFeatures
 import VaultSecureBytes
+import VaultStorage
 
 /// `git-credential-vault get|store|erase`: git's credential helper protocol on standard input
 /// and output (gitcredentials(7)). Set up with `git config --global credential.helper vault`.

@@ -1,4 +1,5 @@
 import VaultCore
+import VaultStorage
 
 /// The credential helpers vault also is, chosen by the name it is run under (argv[0]): a
 /// symbolic link `git-credential-vault` or `docker-credential-vault` to the binary, whatever

@@ -4,6 +4,9 @@ import VaultCore
 import VaultSecureBytes
 import VaultTestSupport
 
+@testable import VaultAgeFile
+@testable import VaultStorage
+
 extension StoreFixture {
     /// A file store in a fresh temporary directory, unlocked by an X25519 identity.
     static let fileWithIdentity = StoreFixture(description: "file (identity)", service: "contract") {

@@ -1,6 +1,8 @@
 import VaultCore
 import VaultTestSupport
 
+@testable import VaultStorage
+
 /// A way to build a fresh store for the contract suite.
 struct StoreFixture: Sendable, CustomStringConvertible {
     let description: String

@@ -1,4 +1,6 @@
+@testable import VaultAgeFile
 @testable import VaultCore
+@testable import VaultFeatures
 
 // The contract suite against FallbackStore over real stores. The fallback starts with a secret
 // of an unrelated service, so every listing also goes through the union.

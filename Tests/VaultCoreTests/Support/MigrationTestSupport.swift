@@ -3,7 +3,10 @@ import Testing
 import VaultAge
 import VaultTestSupport
 
+@testable import VaultAgeFile
 @testable import VaultCore
+@testable import VaultSecretService
+@testable import VaultStorage
 
 // Helpers for the migration and fallback tests: private vault files, sample secrets, reading a
 // store's whole content, and a store decorator that stops the work after N operations.

@@ -2,6 +2,8 @@ import VaultSecureBytes
 import VaultTestSupport
 
 @testable import VaultCore
+@testable import VaultOpenBao
+@testable import VaultSystem
 
 extension StoreFixture {
     /// The contract suite against a real OpenBao dev server: each run gets a KV v2 mount of its

@@ -3,6 +3,8 @@ import Testing
 import VaultTestSupport
 
 @testable import VaultCore
+@testable import VaultSecretService
+@testable import VaultStorage
 
 // The session keyring in process: SessionKeyring (VaultTestSupport) probed and cleaned through
 // the store, and the contract fixture.
