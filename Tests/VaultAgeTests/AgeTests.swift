@@ -5,20 +5,24 @@ import VaultTestSupport
 
 @testable import VaultAge
 
-/// Expects `body` to throw an `AgeError` of one of `kinds`.
+/// Expects `body` to throw an `AgeError` of one of `kinds`; returns it, for a test that also
+/// checks its message or remedy.
+@discardableResult
 func expectAgeError(
     _ kinds: Set<AgeError.Kind>, _ comment: Comment? = nil, sourceLocation: SourceLocation = #_sourceLocation,
     _ body: () throws -> Void
-) {
+) -> AgeError? {
     let note = comment?.rawValue ?? ""
     do {
         try body()
         Issue.record("expected an AgeError of kind \(kinds), got success. \(note)", sourceLocation: sourceLocation)
     } catch let error as AgeError {
         #expect(kinds.contains(error.kind), "\(error.kind): \(error). \(note)", sourceLocation: sourceLocation)
+        return error
     } catch {
         Issue.record("expected an AgeError, got \(error). \(note)", sourceLocation: sourceLocation)
     }
+    return nil
 }
 
 @Suite struct RoundTripTests {

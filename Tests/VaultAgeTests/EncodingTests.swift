@@ -21,11 +21,14 @@ import VaultTestSupport
         let good = Bech32.encode(hrp: "age", data: patternBytes(count: 32))
         var chars = Array(good)
         chars[10] = chars[10] == "q" ? "p" : "q"
-        #expect(throws: AgeError.self) { try Bech32.decode(String(chars)) }
-        #expect(throws: AgeError.self) { try Bech32.decode("A" + good.dropFirst()) }
-        #expect(throws: AgeError.self) { try Bech32.decode(good + "b") }
-        #expect(throws: AgeError.self) { try Bech32.decode("age1qqqqqq") }
-        #expect(throws: AgeError.self) { try Bech32.decode("1qqqqqqqq") }
+        for (text, reason) in [
+            (String(chars), "bad checksum"), ("A" + good.dropFirst(), "mixed case"),
+            (good + "b", "unexpected character"), ("age1qqqqqq", "bad checksum"),
+            ("1qqqqqqqq", "missing separator or checksum"),
+        ] {
+            let error = expectAgeError([.invalidKey], "\(text)") { _ = try Bech32.decode(text) }
+            #expect(error?.message == "invalid Bech32 string: \(reason)", "\(String(describing: error))")
+        }
     }
 
     /// The example key pair from the age specification.

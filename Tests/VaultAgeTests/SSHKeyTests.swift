@@ -131,7 +131,7 @@ struct SSHKeyTests {
 
         let counter = CountingPrompter(answer: SSHKeySet.passphrase)
         let identities = try Age.parseIdentityFile(try keys.privateKey("ed25519-locked"), prompter: counter.prompter)
-        #expect(throws: AgeError.self) { try Age.decrypt(notForIt, identities: identities) }
+        expectAgeError([.noMatch]) { _ = try Age.decrypt(notForIt, identities: identities) }
         #expect(counter.asked.withLock { $0 } == 0, "asked for a file not encrypted to the key")
         #expect(try Age.decrypt(forIt, identities: identities) == [2])
         #expect(try Age.decrypt(forIt, identities: identities) == [2])
@@ -212,7 +212,7 @@ struct SSHKeyTests {
         for bad in [
             "ssh-ed25519", "ssh-ed25519 !!!!", "ssh-rsa \(fields[1])", "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIA==",
         ] {
-            #expect(throws: AgeError.self, "\(bad)") { try Age.parseRecipient(bad) }
+            expectAgeError([.invalidKey], "\(bad)") { _ = try Age.parseRecipient(bad) }
         }
         let privateKey = try keys.privateKey("ed25519")
         var lines = privateKey.split(separator: "\n").map(String.init)
@@ -223,9 +223,10 @@ struct SSHKeyTests {
         } catch {
             #expect(!error.message.contains(lines[2].prefix(20)))
         }
-        #expect(throws: AgeError.self) {
-            try Age.parseIdentityFile("-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----\n")
+        let pem = expectAgeError([.unsupportedKey]) {
+            _ = try Age.parseIdentityFile("-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----\n")
         }
+        #expect(pem?.remedy == .convertSSHKeyToOpenSSHFormat)
     }
 
     /// An `ssh-rsa` public key line with public exponent `exponent` and an odd modulus of `bits`

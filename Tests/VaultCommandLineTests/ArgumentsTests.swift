@@ -100,6 +100,8 @@ struct ArgumentsTests {
     @Test("--env may repeat; every other option may not")
     func repeatable() throws {
         #expect(try parseCommandLine(["init", "--recipient", "a", "--recipient", "b"]).all(.recipient) == ["a", "b"])
-        #expect(throws: VaultError.self) { try parseCommandLine(["get", "--allow-expired", "--allow-expired"]) }
+        #expect(throws: VaultError(.usage, "--allow-expired is given twice")) {
+            try parseCommandLine(["get", "--allow-expired", "--allow-expired"])
+        }
     }
 }

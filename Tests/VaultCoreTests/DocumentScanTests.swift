@@ -123,7 +123,7 @@ struct DocumentScanTests {
             let document = Array(("{\"vault\":1}\n" + bad + line("vault", "z")).utf8)
             let name = try SecretName(service: "vault", account: "z")
             #expect(try VaultDocument.find(name, in: document)?.name == name)
-            #expect(throws: VaultError.self) { try VaultDocument.decode(document) }
+            expectFailure(.damaged) { try VaultDocument.decode(document) }
         }
     }
 

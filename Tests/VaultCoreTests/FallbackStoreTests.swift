@@ -93,7 +93,7 @@ struct FallbackStoreTests {
         let budget = OperationBudget(limit: 4)
         let interrupted = FallbackStore(
             primary: budget.wrap(try stores.primary()), fallback: budget.wrap(try stores.fallback()))
-        #expect(throws: VaultError.self) { try interrupted.read(record.name) }
+        #expect(throws: OperationBudget.crash) { try interrupted.read(record.name) }
         #expect(try stores.primary().read(record.name) == record)
         #expect(try stores.fallback().read(record.name) == record)
 

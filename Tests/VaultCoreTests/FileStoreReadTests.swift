@@ -76,12 +76,7 @@ struct FileStoreReadTests {
         }
         let store = FileStore(path: path, keys: .identity(identity, origin: "test"))
         for name in [all[0].name, try SecretName(service: "vault", account: "absent")] {
-            #expect(throws: VaultError.self) { try store.read(name) }
-            do {
-                _ = try store.read(name)
-            } catch {
-                #expect(error.code == .damaged, "\(error.message)")
-            }
+            expectFailure(.damaged) { try store.read(name) }
         }
     }
 

@@ -23,15 +23,12 @@ struct LibraryLoadingTests {
         // The same library, named relative to the current directory.
         let depth = FileManager.default.currentDirectoryPath.split(separator: "/").count
         let relative = String(repeating: "../", count: depth) + library.dropFirst()
-        #expect {
-            try SecretServiceStore(timeout: 1, library: relative)
-        } throws: { error in
-            (error as? VaultError)?.message.contains("a relative path") == true
-        }
+        let refused = expectFailure(.unavailable) { try SecretServiceStore(timeout: 1, library: relative) }
+        #expect(refused?.message.contains("a relative path") == true, "\(String(describing: refused))")
         #expect(!FileManager.default.fileExists(atPath: marker), "the library was opened")
         // Named by its absolute path it is opened (and lacks libsecret's functions): the marker
         // shows that this test sees a load when there is one.
-        #expect(throws: VaultError.self) { try SecretServiceStore(timeout: 1, library: library) }
+        expectFailure(.unavailable) { try SecretServiceStore(timeout: 1, library: library) }
         #expect(FileManager.default.fileExists(atPath: marker))
     }
 }

@@ -41,7 +41,9 @@ struct PrivateFolderTests {
         defer { removeTemporaryDirectory(URL(fileURLWithPath: readable)) }
         let closed = try folder(mode: 0o700)
         defer { removeTemporaryDirectory(URL(fileURLWithPath: closed)) }
-        #expect(throws: VaultError.self) { try FileSystem.makePrivateDirectory(open, holdingSecrets: false) }
+        // .other is also what a failed system call gives: the message says which failure it is.
+        let forLocks = expectFailure(.other) { try FileSystem.makePrivateDirectory(open, holdingSecrets: false) }
+        #expect(forLocks?.message.contains("is open to others (mode 777)") == true, "\(String(describing: forLocks))")
         do {
             try FileSystem.makePrivateDirectory(open, holdingSecrets: true)
             Issue.record("a folder of mode 0777 was accepted")
@@ -51,7 +53,9 @@ struct PrivateFolderTests {
             #expect(error.remedy == .restrictMode(path: open, mode: "700"), "\(error)")
         }
         try FileSystem.makePrivateDirectory(readable, holdingSecrets: false)
-        #expect(throws: VaultError.self) { try FileSystem.makePrivateDirectory(readable, holdingSecrets: true) }
+        let forSecrets = expectFailure(.other) { try FileSystem.makePrivateDirectory(readable, holdingSecrets: true) }
+        #expect(
+            forSecrets?.message.contains("is open to others (mode 755)") == true, "\(String(describing: forSecrets))")
         try FileSystem.makePrivateDirectory(closed, holdingSecrets: true)
         // Made when missing, 0700.
         try FileSystem.makePrivateDirectory(closed + "/vault", holdingSecrets: true)
@@ -73,7 +77,8 @@ struct PrivateFolderTests {
         // A refresh journal or a cached login cannot be written there, nor read from there.
         let journal = RefreshJournal(
             directory: theirs, name: try SecretName(service: "s", account: "t"), store: MemoryStore())
-        #expect(throws: VaultError.self) { try FileSystem.writePrivate(Array("secret".utf8), to: journal.path) }
+        let refused = expectFailure(.other) { try FileSystem.writePrivate(Array("secret".utf8), to: journal.path) }
+        #expect(refused?.message.contains("belongs to uid \(Self.stranger)") == true, "\(String(describing: refused))")
         let cache = OpenBaoTokenCache(path: theirs + "/openbao-token-x")
         cache.store(
             SecureBytes(Array("s.token".utf8)),

@@ -81,7 +81,8 @@ struct RefreshApprovalTests {
         }
         #expect(TokenURL(origin: "https://oauth2.example.com/")?.origin == "https://oauth2.example.com")
         #expect(TokenURL(origin: "https://oauth2.example.com/token") == nil)
-        #expect(throws: VaultError.self) { try approval().checkURL("http://auth.example/token", what: "x") }
+        let plain = expectFailure(.usage) { try approval().checkURL("http://auth.example/token", what: "x") }
+        #expect(plain?.remedy == .useHTTPS)
         #expect(throws: Never.self) { try approval(allowHTTP: true).checkURL("http://auth.example/token", what: "x") }
         #expect(throws: Never.self) { try approval().checkURL("http://127.0.0.1:9/token", what: "x") }
     }
@@ -120,7 +121,7 @@ struct RefreshApprovalTests {
         ] {
             try plant(changed)
             let before = requests
-            #expect(throws: VaultError.self) { try vault.get(name) }
+            expectFailure(.damaged) { try vault.get(name) }
             #expect(requests == before)
             guard case .changed? = try vault.refreshApproval(of: name) else {
                 Issue.record("not reported as changed: \(changed)")
@@ -141,13 +142,13 @@ struct RefreshApprovalTests {
         try vault.set(try SecretName(service: "s", account: "db-password"), value: Array("hunter2".utf8))
         try plant(oauth(secret: "db-password"), value: "access-2")
         let before = requests
-        #expect(throws: VaultError.self) { try vault.get(name) }
+        expectFailure(.damaged) { try vault.get(name) }
         #expect(requests == before)
         try vault.set(try SecretName(service: "s", account: "deploy.client-secret"), value: Array("cs".utf8))
         try plant(oauth(secret: "deploy.client-secret"), value: "access-2")
         #expect(try vault.get(name).value == Array("access-3".utf8))
         try plant(oauth("https://evil.example/token"))
-        #expect(throws: VaultError.self) { try vault.get(name) }
+        expectFailure(.damaged) { try vault.get(name) }
         #expect(requests == before + 1)
     }
 
@@ -180,13 +181,13 @@ struct RefreshApprovalTests {
         let command = "touch \(marker); echo token"
         try plant(TokenCompanion(source: .command(command), lifetime: 60))
         let vault = vault(approval())
-        #expect(throws: VaultError.self) { try vault.get(name) }
+        expectFailure(.damaged) { try vault.get(name) }
         #expect(!FileManager.default.fileExists(atPath: marker))
         try FileManager.default.createDirectory(
             atPath: root.appendingPathComponent("config").path, withIntermediateDirectories: true)
         try "# approved\n\n\(command)\n".write(toFile: commandsFile, atomically: false, encoding: .utf8)
         chmod(commandsFile, 0o664)
-        #expect(throws: VaultError.self) { try vault.get(name) }
+        expectFailure(.damaged) { try vault.get(name) }
         if case .notApproved(let reason)? = try vault.refreshApproval(of: name) {
             #expect(reason.contains("may be written by group or others (mode 664)"), "\(reason)")
         } else {
@@ -214,7 +215,7 @@ struct RefreshApprovalTests {
                 Issue.record("a listed origin overrode the record: \(changed)")
                 continue
             }
-            #expect(throws: VaultError.self) { try vault.get(name) }
+            expectFailure(.damaged) { try vault.get(name) }
         }
         try FileManager.default.createDirectory(
             atPath: root.appendingPathComponent("config").path, withIntermediateDirectories: true)
@@ -257,7 +258,7 @@ struct RefreshApprovalTests {
         #expect(try vault.refreshApproval(of: name) == .listedOrigin)
         #expect(try vault.get(name).value == Array("access-2".utf8))
         try plant(oauth("https://login.example/tenant-b/token"))
-        #expect(throws: VaultError.self) { try vault.get(name) }
+        expectFailure(.damaged) { try vault.get(name) }
         #expect(requests == 1)
     }
 

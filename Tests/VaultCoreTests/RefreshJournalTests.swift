@@ -139,7 +139,7 @@ struct RefreshJournalTests {
     func replayFailsAgain() throws {
         try failedRefresh()
         store.failures = 100
-        #expect(throws: VaultError.self) { try vault.get(name) }
+        expectFailure(.unavailable) { try vault.get(name) }
         #expect(requests == ["refresh-1"])
         #expect(mode(journalPath) == 0o600)
         store.failures = 0
@@ -177,7 +177,7 @@ struct RefreshJournalTests {
         try login(refreshToken: "refresh-2")
         clock.advance(700)
         store.failures = 100
-        #expect(throws: VaultError.self) { try vault.get(name) }
+        expectFailure(.unavailable) { try vault.get(name) }
         store.failures = 0
         #expect(mode(journalPath) == 0o600)
         try vault.set(name, value: Array("plain".utf8))
@@ -191,11 +191,11 @@ struct RefreshJournalTests {
         let kept = try #require(FileManager.default.contents(atPath: journalPath))
         #expect(chmod(journalPath, 0o644) == 0)
         // Not replayed: the refresh uses the stored refresh token, which the server rotated away.
-        #expect(throws: VaultError.self) { try vault.get(name) }
+        expectFailure(.cannotUnlock) { try vault.get(name) }
         #expect(requests == ["refresh-1", "refresh-1"])
         #expect(FileManager.default.createFile(atPath: journalPath, contents: kept.prefix(kept.count / 2)))
         #expect(chmod(journalPath, 0o600) == 0)
-        #expect(throws: VaultError.self) { try vault.get(name) }
+        expectFailure(.cannotUnlock) { try vault.get(name) }
         #expect(mode(journalPath) == nil, "a damaged journal was left")
     }
 

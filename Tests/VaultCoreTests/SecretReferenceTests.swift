@@ -18,7 +18,7 @@ struct SecretReferenceTests {
         for bad in [
             "vault://", "vault://svc", "vault://svc/", "vault:///name", "vault://a%2/b", "vault://%FF/b", "http://a/b",
         ] {
-            #expect(throws: VaultError.self, "\(bad)") { try SecretReference(parsing: bad) }
+            expectFailure(.usage, "\(bad)") { try SecretReference(parsing: bad) }
         }
     }
 

@@ -34,8 +34,8 @@ struct TransferTests {
 
     @Test("a name without a letter or digit has no variable")
     func noVariable() {
-        #expect(throws: VaultError.self) { try EnvironmentBinding.variableName(for: "///") }
-        #expect(throws: VaultError.self) { try EnvironmentBinding.variableName(for: "\u{E9}") }
+        expectFailure(.usage) { try EnvironmentBinding.variableName(for: "///") }
+        expectFailure(.usage) { try EnvironmentBinding.variableName(for: "\u{E9}") }
     }
 
     @Test("--env parses VAR=NAME at the first '=' and derives a bare NAME")
@@ -47,10 +47,10 @@ struct TransferTests {
         #expect(
             try EnvironmentBinding(parsing: "ci/npm", service: "s")
                 == .init(variable: "CI_NPM", name: name("ci/npm"), derived: true))
-        #expect(throws: VaultError.self) { try EnvironmentBinding(parsing: "1X=a", service: "s") }
-        #expect(throws: VaultError.self) { try EnvironmentBinding(parsing: "=a", service: "s") }
-        #expect(throws: VaultError.self) { try EnvironmentBinding(parsing: "X-Y=a", service: "s") }
-        #expect(throws: VaultError.self) { try EnvironmentBinding(parsing: "X=", service: "s") }
+        expectFailure(.usage) { try EnvironmentBinding(parsing: "1X=a", service: "s") }
+        expectFailure(.usage) { try EnvironmentBinding(parsing: "=a", service: "s") }
+        expectFailure(.usage) { try EnvironmentBinding(parsing: "X-Y=a", service: "s") }
+        expectFailure(.usage) { try EnvironmentBinding(parsing: "X=", service: "s") }
     }
 
     @Test("bindings: collisions name both secrets; duplicates count once; NUL is refused")
@@ -102,7 +102,7 @@ struct TransferTests {
             ImportItem(name: try name("differs"), value: Array("new".utf8)),
             ImportItem(name: try name("added"), value: Array("x".utf8)),
         ]
-        #expect(throws: VaultError.self) { try vault.importSecrets(items, overwrite: false) }
+        expectFailure(.conflict) { try vault.importSecrets(items, overwrite: false) }
         #expect(try vault.list(service: "s").map(\.name.account) == ["differs", "same"])
         let summary = try vault.importSecrets(items, overwrite: true)
         #expect(summary.added == [try name("added")])

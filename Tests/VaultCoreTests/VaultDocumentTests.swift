@@ -59,19 +59,14 @@ struct VaultDocumentTests {
             "{\"vault\":1}\n{\"service\":\"s\",\"account\":\"a\",\"value\":\"AA==\",\"created\":\"2026-01-01T00:00:00Z\",\"updated\":\"2026-01-01T00:00:00Z\"}",
         ])
     func damaged(text: String) throws {
-        #expect(throws: VaultError.self) { try VaultDocument.decode(Array(text.utf8)) }
-        do {
-            _ = try VaultDocument.decode(Array(text.utf8))
-        } catch {
-            #expect(error.code == .damaged, "\(error.message)")
-        }
+        expectFailure(.damaged) { try VaultDocument.decode(Array(text.utf8)) }
     }
 
     @Test("JSON escapes are decoded, including surrogate pairs")
     func escapes() throws {
         let text =
             "{\"vault\":1}\n{\"service\":\"s\",\"account\":\"\\u00e9\\ud83d\\ude00\\t\\/\",\"value\":\"\",\"created\":\"2026-01-01T00:00:00Z\",\"updated\":\"2026-01-01T00:00:00+02:00\"}\n"
-        #expect(throws: VaultError.self) { try VaultDocument.decode(Array(text.utf8)) }  // \t is a control character
+        expectFailure(.damaged) { try VaultDocument.decode(Array(text.utf8)) }  // \t is a control character
         let clean = text.replacingOccurrences(of: "\\t", with: "")
         #expect(try VaultDocument.decode(Array(clean.utf8)).first?.name.account == "é😀/")
         #expect(try VaultDocument.decode(Array(clean.utf8)).first?.metadata.updated.rfc3339 == "2025-12-31T22:00:00Z")
