@@ -159,7 +159,8 @@ struct DocumentScanTests {
                                 }
                                 let expected = (from..<end).first { special(bytes[$0]) } ?? end
                                 if found != expected {
-                                    mismatches.append("length \(length), \(stop) at \(position), \(from)..<\(end): \(found)")
+                                    mismatches.append(
+                                        "length \(length), \(stop) at \(position), \(from)..<\(end): \(found)")
                                 }
                             }
                         }
