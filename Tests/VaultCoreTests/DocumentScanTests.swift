@@ -141,4 +141,36 @@ struct DocumentScanTests {
             }
         }
     }
+
+    @Test("ByteScan finds the first special byte of any range: pairs of words, one word, tails")
+    func byteScanMatchesByteByByte() {
+        // The scanners' stops: a quote, a backslash, a control character, a byte above 0x7F.
+        func special(_ byte: UInt8) -> Bool { byte == 0x22 || byte == 0x5C || byte < 0x20 || byte >= 0x80 }
+        var mismatches: [String] = []
+        for length in 1...34 {
+            for position in -1..<length {
+                for stop: UInt8 in [0x22, 0x5C, 0x00, 0x1F, 0x80, 0xFF] {
+                    var bytes = [UInt8](repeating: UInt8(ascii: "A"), count: length)
+                    if position >= 0 { bytes[position] = stop }
+                    bytes.withUnsafeBufferPointer { buffer in
+                        let base = buffer.baseAddress!
+                        for from in 0...length {
+                            for end in from...length {
+                                let found = ByteScan.first(in: base, from: from, to: end) {
+                                    ByteScan.equal($0, 0x22) | ByteScan.equal($0, 0x5C) | ByteScan.control($0)
+                                        | ByteScan.nonASCII($0)
+                                }
+                                let expected = (from..<end).first { special(bytes[$0]) } ?? end
+                                if found != expected {
+                                    mismatches.append(
+                                        "length \(length), \(stop) at \(position), \(from)..<\(end): \(found)")
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        #expect(mismatches.isEmpty, "\(mismatches.count) ranges, e.g. \(mismatches.prefix(3))")
+    }
 }
