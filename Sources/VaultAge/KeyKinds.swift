@@ -25,9 +25,6 @@ enum KeyKinds {
         let parse: @Sendable (String, AgePrompter) throws(AgeError) -> any AgeIdentity
     }
 
-    /// The SSH key types age encrypts to, as a key line starts them.
-    private static let sshTypes = "\(SSHPublicKey.ed25519), \(SSHPublicKey.rsa)"
-
     static let recipients: [RecipientFormat] = [
         RecipientFormat(
             spelling: "\(HybridRecipient.hrp)1...", accepts: { $0.hasPrefix("\(HybridRecipient.hrp)1") },
@@ -39,13 +36,14 @@ enum KeyKinds {
             remedy: .usePluginRecipient),
         // Bech32 data never contains "1", so a second "1" means a plugin name (age1yubikey1...).
         RecipientFormat(
-            spelling: "age1NAME1... (a plugin)", accepts: { $0.hasPrefix("age1") && $0.dropFirst(4).contains("1") },
+            spelling: "age1NAME1...", accepts: { $0.hasPrefix("age1") && $0.dropFirst(4).contains("1") },
             parse: { (text, prompter) throws(AgeError) in
                 guard let plugins = prompter.plugins else { throw .invalidKey("plugin recipients are not supported") }
                 return try PluginRecipient(text, host: plugins)
             }),
         RecipientFormat(
-            spelling: "an SSH public key line (\(sshTypes))", accepts: SSHPublicKey.looksLikeLine,
+            spelling: "an SSH public key (\(SSHPublicKey.ed25519), \(SSHPublicKey.rsa))",
+            accepts: SSHPublicKey.looksLikeLine,
             parse: { (line, _) throws(AgeError) in try SSHKeys.recipient(line: line) }),
         // Last: anything else is read as an X25519 recipient, whose errors say what age1... needs.
         RecipientFormat(
@@ -59,13 +57,13 @@ enum KeyKinds {
             accepts: { $0.hasPrefix(HybridIdentity.hrp.uppercased()) || $0.hasPrefix(HybridIdentity.hrp) },
             parse: { (text, _) throws(AgeError) in try HybridIdentity(text) }),
         IdentityFormat(
-            spelling: "AGE-PLUGIN-NAME-1... (a plugin)", wholeFile: false, accepts: { $0.hasPrefix("AGE-PLUGIN-") },
+            spelling: "AGE-PLUGIN-NAME-1...", wholeFile: false, accepts: { $0.hasPrefix("AGE-PLUGIN-") },
             parse: { (text, prompter) throws(AgeError) in
                 guard let plugins = prompter.plugins else { throw .invalidKey("plugin identities are not supported") }
                 return try PluginIdentity(text, host: plugins)
             }),
         IdentityFormat(
-            spelling: "an OpenSSH private key (\(sshTypes))", wholeFile: true,
+            spelling: "an OpenSSH private key", wholeFile: true,
             accepts: { $0 == OpenSSHPrivateKey.begin }, parse: SSHKeys.identity(text:prompter:)),
         IdentityFormat(
             spelling: nil, wholeFile: true, accepts: { $0.hasPrefix("-----BEGIN") && $0.hasSuffix("PRIVATE KEY-----") },
