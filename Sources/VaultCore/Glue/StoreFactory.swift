@@ -271,7 +271,7 @@ extension StoreFactory {
             do {
                 recipients.append(try Age.parseRecipient(key, prompter: keyPrompter))
             } catch {
-                let what = "is not a public key (\(Age.either(Age.recipientSpellings)))"
+                let what = "is not an age public key (\(Age.either(Age.recipientSpellings)))"
                 throw VaultError(
                     .usage, "\(what): \(error.message)", input: which,
                     remedy: VaultError.Remedy(error.remedy, keyFile: nil))
