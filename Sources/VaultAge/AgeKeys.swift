@@ -19,7 +19,7 @@ public struct FileKey: Sendable {
 /// Someone a file is encrypted to: one kind of age recipient (X25519, scrypt, SSH, ...).
 ///
 /// A kind is a type conforming to this protocol, made from text by the one table in
-/// `KeyText.swift`; code above VaultAge describes a recipient through these properties and never
+/// `KeyKinds.swift`; code above VaultAge describes a recipient through these properties and never
 /// asks which kind it is.
 public protocol AgeRecipient: Sendable {
     /// What the key is, for people: `age public key age1...`, `ssh-ed25519 key SHA256:... (alice)`.

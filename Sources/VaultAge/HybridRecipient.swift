@@ -41,7 +41,7 @@ public struct HybridRecipient: AgeRecipient, Hashable {
             throw .invalidKey(
                 "malformed post-quantum recipient: its ML-KEM-768 key has a coefficient not below q = 3329")
         }
-        guard Self.isUsableX25519Key(data.suffix(32)) else {
+        guard X25519Agreement.isUsable(Array(data.suffix(32))) else {
             throw .invalidKey("malformed post-quantum recipient: its X25519 key is a low-order point")
         }
         self.keyBytes = data
@@ -61,15 +61,6 @@ public struct HybridRecipient: AgeRecipient, Hashable {
             )
             return (b0 | (b1 & 0x0F) << 8) < mlkemModulus && (b1 >> 4 | b2 << 4) < mlkemModulus
         }
-    }
-
-    /// Whether an X25519 agreement with `key` gives a secret: a low-order point (the all-zero
-    /// key among them) gives all zeros for every private key (each is a multiple of 8).
-    static func isUsableX25519Key(_ key: ArraySlice<UInt8>) -> Bool {
-        guard let publicKey = try? Curve25519.KeyAgreement.PublicKey(rawRepresentation: key),
-            let secret = try? Curve25519.KeyAgreement.PrivateKey().sharedSecretFromKeyAgreement(with: publicKey)
-        else { return false }
-        return secret.withUnsafeBytes { bytes in bytes.reduce(0) { $0 | $1 } != 0 }
     }
 
     /// The recipient as age writes it: `age1pq1...` in lowercase (1,959 characters).

@@ -117,6 +117,17 @@ extension Age {
 }
 
 extension Age {
-    /// The kinds of key vault opens files with, for messages: "age X25519 keys and passphrases".
+    /// The kinds of key vault opens files with, for messages: "age public keys, ... and passphrases".
     public static var readableKeyKinds: String { KeyKinds.readableKinds }
+
+    /// Every way of writing a recipient that ``parseRecipient(_:prompter:)`` reads, for messages
+    /// and help: `age1...`, `age1pq1...`, a plugin's, an SSH public key line.
+    public static var recipientSpellings: [String] { KeyKinds.recipientSpellings }
+
+    /// Every kind of identity that ``parseIdentityFile(_:prompter:)`` reads, as people write it,
+    /// for messages and help: `AGE-SECRET-KEY-1...`, a plugin's, an OpenSSH private key...
+    public static var identitySpellings: [String] { KeyKinds.identitySpellings }
+
+    /// `spellings` as one phrase: "a, b or c".
+    public static func either(_ spellings: [String]) -> String { KeyKinds.listing(spellings, lastJoinedBy: "or") }
 }

@@ -1,5 +1,5 @@
 /// The type of a recipient stanza: the first argument of its `->` line, which names how the file
-/// key is wrapped. The kinds vault reads and writes are declared in `KeyText.swift`; any other
+/// key is wrapped. The kinds vault reads and writes are declared in `KeyKinds.swift`; any other
 /// type is carried as its name.
 public struct StanzaType: Hashable, Sendable, CustomStringConvertible {
     /// The type as written in the header (`X25519`, `scrypt`, a plugin's name).

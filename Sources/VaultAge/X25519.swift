@@ -63,10 +63,7 @@ public struct X25519Identity: AgeIdentity {
             guard stanza.body.count == KeyWrap.bodySize else {
                 throw .header("X25519 stanza body is not a 16-byte wrapped file key")
             }
-            guard let publicShare = try? Curve25519.KeyAgreement.PublicKey(rawRepresentation: share),
-                let secret = try? privateKey.sharedSecretFromKeyAgreement(with: publicShare),
-                !secret.withUnsafeBytes({ $0.allSatisfy { $0 == 0 } })
-            else {
+            guard let secret = X25519Agreement.secret(privateKey, with: share) else {
                 throw .header("X25519 stanza share is a low-order point (all-zero shared secret)")
             }
             let wrapKey = X25519Recipient.wrapKey(secret: secret, share: share, recipient: ownKey)
@@ -96,18 +93,8 @@ public struct X25519Recipient: AgeRecipient, Hashable {
             encoded, hrp: X25519Recipient.hrp, malformed: "malformed age recipient",
             otherKind: "not an age X25519 recipient (expected age1...)"
         ).unprotectedArray
-        guard data.count == 32,
-            let key = try? Curve25519.KeyAgreement.PublicKey(rawRepresentation: data)
-        else {
-            throw .invalidKey("malformed age recipient: wrong length")
-        }
-        // A clamped scalar is a multiple of the cofactor 8, so any scalar exposes a low-order point.
-        let probe = Curve25519.KeyAgreement.PrivateKey()
-        guard let secret = try? probe.sharedSecretFromKeyAgreement(with: key),
-            !secret.withUnsafeBytes({ $0.allSatisfy { $0 == 0 } })
-        else {
-            throw .invalidKey("age recipient is a low-order point")
-        }
+        guard data.count == 32 else { throw .invalidKey("malformed age recipient: wrong length") }
+        guard X25519Agreement.isUsable(data) else { throw .invalidKey("age recipient is a low-order point") }
         self.keyBytes = data
     }
 

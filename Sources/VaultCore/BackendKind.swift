@@ -3,8 +3,12 @@ public import VaultStorage
 /// Which backend to use: the one table of backends.
 ///
 /// Names, the `--backend` choices, `VAULT_BACKEND`'s and `migrate --from/--to`'s help, the
-/// completion scripts and `vault doctor`'s rows are all derived from it, in this order; adding a
-/// backend adds a case here, its folder under `Backends/`, and its branch in the factory.
+/// completion scripts and `vault doctor`'s rows are all derived from it, in this order. What a
+/// backend is made of is not: adding one adds a case here (and its ``specForms``), its folder
+/// under `Backends/`, and a branch in each place that switches on the kind or names its parts:
+/// `BackendSpec`, the factory's `makeStore(_:keyPrefix:)` and `identity(of:)`, `Diagnosis`'s rows, its
+/// variables in `VaultVariables`, its remedies (`VaultError.Remedy`, worded in the tool's
+/// `ErrorWording`), and the tool's options and test fixtures for it.
 public enum BackendKind: String, Sendable, CaseIterable {
     case auto
     case file

@@ -4,17 +4,12 @@ import VaultSystem
 
 /// The glue for living tokens (docs/tokens.md): the variables that govern refreshes.
 extension StoreFactory {
-    /// `VAULT_REFRESH_SKEW` (seconds, default 60, 0 allowed), the lock and journal directories,
+    /// `VAULT_REFRESH_SKEW` (a duration, ``DurationText``: default 60 seconds, 0 allowed), the lock and journal directories,
     /// the environment a refresh command runs with, and the OAuth client refreshes use.
     public func tokenSettings() throws(VaultError) -> TokenSettings {
         var skew = TokenSettings.defaultRefreshSkew
         if let text = value("VAULT_REFRESH_SKEW") {
-            guard let seconds = Int64(text), seconds >= 0, seconds <= 366 * 86_400 else {
-                throw VaultError(
-                    .usage, "VAULT_REFRESH_SKEW is '\(text)'",
-                    remedy: .giveAccepted(forms: "whole seconds from 0, e.g. 60"))
-            }
-            skew = seconds
+            skew = try DurationText.seconds(parsing: text, what: "VAULT_REFRESH_SKEW", in: 0...366 * 86_400)
         }
         let directory: String?
         let journalDirectory: String?

@@ -254,7 +254,7 @@ public struct StoreFactory {
         } catch {
             throw VaultError(
                 .cannotUnlock,
-                "\(origin) is not an age identity (AGE-SECRET-KEY-1... or AGE-SECRET-KEY-PQ-1...): \(error.message)",
+                "\(origin) is not an age identity (\(Age.either(Age.identitySpellings))): \(error.message)",
                 remedy: VaultError.Remedy(error.remedy, keyFile: nil))
         }
     }
@@ -277,7 +277,7 @@ extension StoreFactory {
             do {
                 recipients.append(try Age.parseRecipient(key, prompter: keyPrompter))
             } catch {
-                let what = "is not an age public key (age1... or age1pq1...) or SSH public key (ssh-ed25519, ssh-rsa)"
+                let what = "is not an age public key (\(Age.either(Age.recipientSpellings)))"
                 throw VaultError(
                     .usage, "\(what): \(error.message)", input: which,
                     remedy: VaultError.Remedy(error.remedy, keyFile: nil))

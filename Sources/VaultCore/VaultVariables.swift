@@ -1,3 +1,5 @@
+import VaultAge
+
 /// One environment variable that vault reads.
 public struct VaultVariable: Sendable, Hashable {
     /// The variable's name, e.g. `VAULT_FILE`.
@@ -77,7 +79,7 @@ public enum VaultVariables {
                 "VAULT_PROMPT_TIMEOUT", "seconds to wait for a keyring's unlock or approval dialog (default 120)"),
             VaultVariable(
                 "VAULT_IDENTITY",
-                "an age identity, AGE-SECRET-KEY-1... or AGE-SECRET-KEY-PQ-1... (or AGE-PLUGIN-NAME-1...)",
+                "an age identity: \(Age.either(Age.identitySpellings))",
                 keyMaterial: true),
             VaultVariable("VAULT_IDENTITY_FILE", "a file of age identities (mode 600)", keyMaterial: true),
             VaultVariable("VAULT_PASSPHRASE", "the vault file's passphrase", keyMaterial: true),

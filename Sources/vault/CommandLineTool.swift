@@ -1,10 +1,12 @@
 import VaultCore
 import VaultStorage
 
-/// Runs one command line and returns the exit status. The only place that prints errors.
+/// Runs one command line and returns the exit status: where a command's failure becomes its one
+/// line on standard error and its exit code. (The credential helpers answer in their callers'
+/// protocols and word their own errors; `vault git merge` reports each file it leaves alone.)
 enum CommandLineTool {
-    /// Parses and runs `arguments`. The environment is read only once a command needs it, so
-    /// `--version` and help never pay for copying it.
+    /// Parses and runs `arguments`. The environment is read only once a command runs, so
+    /// `--version` and `--help` never pay for copying it (unless a command's help note needs it).
     static func run(
         arguments: [String], environment: @autoclosure () -> [String: String] = ProcessEnvironment.all(),
         encodingProblem: VaultError? = nil

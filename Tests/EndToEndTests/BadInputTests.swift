@@ -65,7 +65,9 @@ struct BadInputTests {
             Case(
                 label: "C1 control in a name", arguments: ["get", "a\u{85}"], status: 2, fragment: "control character"),
             Case(label: "zero duration", arguments: ["set", "a", "--expires-in", "0s"], stdin: [1], status: 2),
-            Case(label: "duration without unit", arguments: ["set", "a", "--expires-in", "12"], stdin: [1], status: 2),
+            Case(
+                label: "duration with an unknown unit", arguments: ["set", "a", "--expires-in", "12y"], stdin: [1],
+                status: 2, fragment: "--expires-in is '12y'; give a duration up to 36600d"),
             Case(label: "huge duration", arguments: ["set", "a", "--expires-in", "99999999999999999999d"], status: 2),
             Case(label: "February 30", arguments: ["set", "a", "--expires-at", "2026-02-30T00:00:00Z"], status: 2),
             Case(

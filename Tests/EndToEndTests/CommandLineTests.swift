@@ -29,7 +29,7 @@ struct CommandLineTests {
             (["get", "new\nline"], "control character"),
             (["--backend", "cloud", "get", "a"], "use auto, file, secret-service or openbao"),
             (["ls", "extra"], "takes 0 operand"),
-            (["set", "a", "--expires-in", "soon"], "not a duration"),
+            (["set", "a", "--expires-in", "soon"], "--expires-in is 'soon'; give a duration"),
             (["set", "a", "--expires-at", "tomorrow"], "not an RFC 3339 time"),
             (["--service", "", "get", "a"], "the service is empty"),
             (["help", "nope"], "unknown command"),

@@ -124,6 +124,24 @@ struct ConfigurationTests {
         }
     }
 
+    @Test("VAULT_REFRESH_SKEW is a duration in the one grammar, from 0 to 366 days")
+    func refreshSkew() throws {
+        for (text, seconds) in [("0", 0), ("60", 60), ("2m", 120), ("1h", 3600), ("366d", 31_622_400)]
+            as [(String, Int64)]
+        {
+            let factory = Self.factory(["HOME": "/home/someone", "VAULT_REFRESH_SKEW": text])
+            #expect(try factory.tokenSettings().refreshSkew == seconds, "\(text)")
+        }
+        for text in ["soon", "-1", "367d", "1.5m"] {
+            let factory = Self.factory(["HOME": "/home/someone", "VAULT_REFRESH_SKEW": text])
+            #expect(
+                throws: VaultError(
+                    .usage, "VAULT_REFRESH_SKEW is '\(text)'",
+                    remedy: .giveAccepted(forms: "0 or a duration up to 366d, like 900, 90s, 15m, 2h, 30d or 2w"))
+            ) { try factory.tokenSettings() }
+        }
+    }
+
     @Test("resolvedBackend says which rule chose the backend")
     func resolvedReason() throws {
         // No DBUS_SESSION_BUS_ADDRESS and no runtime folder: no bus is reached.

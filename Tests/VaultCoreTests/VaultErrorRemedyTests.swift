@@ -169,9 +169,7 @@ struct VaultErrorRemedyTests {
             _ = try factory.recipients(publicKeys: [X25519Identity.generate().recipient.encoded, "nope"], files: [])
         }
         #expect(second?.input == .recipient(number: 2))
-        #expect(
-            second?.message.hasPrefix(
-                "is not an age public key (age1... or age1pq1...) or SSH public key (ssh-ed25519, ssh-rsa): ") == true)
+        #expect(second?.message.hasPrefix("is not an age public key (age1..., ") == true)
 
         let binding = Self.failure { () throws(VaultError) in
             _ = try EnvironmentBinding(parsing: "1X=a", service: "s", position: 3)

@@ -52,12 +52,7 @@ enum SSHEd25519 {
         guard !oneMinusY.allSatisfy({ $0 == 0 }) else { return nil }
         let u = field.multiply(field.add(one, y), field.power(oneMinusY, Field.pMinus2))
         let bytes = Array(field.bigEndian(u).reversed())
-        // Reject small-order points: a clamped scalar times them is the all-zero secret.
-        guard let publicKey = try? Curve25519.KeyAgreement.PublicKey(rawRepresentation: bytes),
-            let probe = try? Curve25519.KeyAgreement.PrivateKey().sharedSecretFromKeyAgreement(with: publicKey),
-            !probe.withUnsafeBytes({ $0.allSatisfy { $0 == 0 } })
-        else { return nil }
-        return bytes
+        return X25519Agreement.isUsable(bytes) ? bytes : nil
     }
 
     /// GF(2^255 - 19), for the conversion only (public values).
@@ -167,10 +162,7 @@ public struct SSHEd25519Identity: AgeIdentity {
             guard stanza.body.count == KeyWrap.bodySize else {
                 throw .header("ssh-ed25519 stanza body is not a 16-byte wrapped file key")
             }
-            guard let publicShare = try? Curve25519.KeyAgreement.PublicKey(rawRepresentation: share),
-                let secret = try? scalar.sharedSecretFromKeyAgreement(with: publicShare),
-                !secret.withUnsafeBytes({ $0.allSatisfy { $0 == 0 } })
-            else {
+            guard let secret = X25519Agreement.secret(scalar, with: share) else {
                 throw .header("ssh-ed25519 stanza share is a low-order point (all-zero shared secret)")
             }
             guard let wrapKey = SSHEd25519.wrapKey(secret: secret, tweak: tweak, share: share, recipient: ownPublic)

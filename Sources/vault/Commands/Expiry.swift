@@ -20,14 +20,12 @@ enum Expiry {
         }
     }
 
-    /// Parses `90s`, `25m`, `12h`, `30d`, `2w` into seconds.
+    /// The longest `--expires-in`: 100 years of 366 days.
+    static let longest: Int64 = 100 * 366 * 86_400
+
+    /// `--expires-in`'s seconds, in the grammar of every duration (``DurationText``): `900`,
+    /// `90s`, `25m`, `12h`, `30d`, `2w`; at least a second.
     static func seconds(_ text: String) throws(VaultError) -> Int64 {
-        let units: [Character: Int64] = ["s": 1, "m": 60, "h": 3600, "d": 86_400, "w": 604_800]
-        guard let unit = text.last, let scale = units[unit], let count = Int64(text.dropLast()), count > 0,
-            count <= 100 * 366 * 86_400 / scale
-        else {
-            throw VaultError(.usage, "--expires-in '\(text)' is not a duration like 90s, 25m, 12h, 30d or 2w")
-        }
-        return count * scale
+        try DurationText.seconds(parsing: text, what: "--expires-in", in: 1...longest)
     }
 }

@@ -1,3 +1,4 @@
+import VaultAge
 import VaultAgeFile
 import VaultCore
 import VaultStorage
@@ -81,7 +82,7 @@ enum RecipientOptions {
             OptionSpec(.passphrase, help),
             OptionSpec(
                 .recipient, value: "age1...", repeatable: true,
-                "encrypt to this public key (age1..., or an ssh-ed25519 or ssh-rsa line)"),
+                "encrypt to this public key: \(Age.either(Age.recipientSpellings))"),
             OptionSpec(
                 .recipientsFile, value: "PATH", completion: .file, repeatable: true,
                 "encrypt to the public keys in this file"),

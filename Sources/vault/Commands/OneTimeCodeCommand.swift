@@ -75,12 +75,13 @@ enum OneTimeCodeCommand {
         let name = try invocation.name()
         var minValid = Vault.defaultMinimumValidity
         if let text = invocation.value(.minValid) {
-            guard text.utf8.count <= 5, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let seconds = Int(text)
-            else {
+            // The library checks the real bound (half the code's period); this one only keeps the
+            // number small.
+            guard let seconds = DurationText.seconds(text, in: 0...99_999) else {
                 throw VaultError(
-                    .usage, "--min-valid is '\(text)'; give whole seconds from 0 to half the code's period")
+                    .usage, "--min-valid is '\(text)'; give a duration from 0 to half the code's period, like 5 or 10s")
             }
-            minValid = seconds
+            minValid = Int(seconds)
         }
         var code = try invocation.vault().oneTimeCode(name, minValid: minValid)
         code.append(0x0A)

@@ -21,7 +21,8 @@ extension CommandSpec {
             """,
         options: [
             OptionSpec(
-                .expiresIn, value: "DURATION", "expire after DURATION: a number and s, m, h, d or w (25m, 12h, 30d)"),
+                .expiresIn, value: "DURATION",
+                "expire after DURATION: seconds, or a number and s, m, h, d or w (25m, 12h, 30d)"),
             OptionSpec(.expiresAt, value: "TIME", "expire at an RFC 3339 time (2026-12-01T09:00:00Z)"),
             OptionSpec(
                 .refreshCommand, value: "CMD",
