@@ -3,15 +3,7 @@ extension StoreFactory {
     /// `VAULT_REFRESH_SKEW` (seconds, default 60, 0 allowed), the lock and journal directories,
     /// the environment a refresh command runs with, and the OAuth client refreshes use.
     public func tokenSettings() throws(VaultError) -> TokenSettings {
-        var skew = TokenSettings.defaultRefreshSkew
-        if let text = value("VAULT_REFRESH_SKEW") {
-            guard let seconds = Int64(text), seconds >= 0, seconds <= 366 * 86_400 else {
-                throw VaultError(
-                    .usage, "VAULT_REFRESH_SKEW is '\(text)'",
-                    remedy: .giveAccepted(forms: "whole seconds from 0, e.g. 60"))
-            }
-            skew = seconds
-        }
+        let skew = try configuration.refreshSkew.get()
         let directory: String?
         let journalDirectory: String?
         if let runtime = configuration.folders.vaultRuntime {
