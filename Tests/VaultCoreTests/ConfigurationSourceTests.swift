@@ -48,29 +48,44 @@ struct ConfigurationSourceTests {
             .map { $0.offset + 1 }
     }
 
+    /// Records each finding of `find` in the sources under Sources/ (but those `skip` takes) as
+    /// `what` it does and the `fix`, unless its file is `allowed`; and each allowed file that no
+    /// longer does it.
+    static func check(
+        allowed: [(file: String, why: String)], skip: (String) -> Bool = { _ in false },
+        find: (String, String) -> [(line: Int, text: String)], what: String, fix: String
+    ) throws {
+        var seen = Set<String>()
+        for (file, source) in try SwiftLiterals.sources(under: "Sources", atLeast: 100) where !skip(file) {
+            let found = find(file, source)
+            if allowed.contains(where: { $0.file == name(of: file) }) {
+                if !found.isEmpty { seen.insert(name(of: file)) }
+                continue
+            }
+            for finding in found {
+                let text = finding.text.isEmpty ? "" : " (\(finding.text))"
+                Issue.record("Sources/\(file):\(finding.line) \(what)\(text): \(fix)")
+            }
+        }
+        for entry in allowed where !seen.contains(entry.file) {
+            Issue.record("\(entry.file) no longer \(what), drop it from the list")
+        }
+    }
+
     @Test("only VaultVariables.swift spells a VAULT_ or BAO_ name; Configuration reads them by its constants")
     func namesDeclaredOnce() throws {
-        var seen = Set<String>()
         var declared = Set<String>()
-        for (file, source) in try SwiftLiterals.sources(under: "Sources", atLeast: 100) {
-            let names = SwiftLiterals.strings(in: source).filter { Self.isVariableName($0.text) }
-            if Self.name(of: file) == Self.declaration {
-                declared.formUnion(names.map(\.text))
-                continue
-            }
-            if Self.namingAllowed.contains(where: { $0.file == Self.name(of: file) }) {
-                if !names.isEmpty { seen.insert(Self.name(of: file)) }
-                continue
-            }
-            for literal in names {
-                Issue.record(
-                    "Sources/\(file):\(literal.line) spells \(literal.text): read it in Configuration, by its VaultVariable"
-                )
-            }
-        }
-        for entry in Self.namingAllowed where !seen.contains(entry.file) {
-            Issue.record("\(entry.file) no longer spells a variable name, drop it from the list")
-        }
+        try Self.check(
+            allowed: Self.namingAllowed,
+            find: { (file, source) in
+                let names = SwiftLiterals.strings(in: source).filter { Self.isVariableName($0.text) }
+                guard Self.name(of: file) != Self.declaration else {
+                    declared.formUnion(names.map(\.text))
+                    return []
+                }
+                return names.map { ($0.line, $0.text) }
+            },
+            what: "spells a variable name", fix: "read it in Configuration, by its VaultVariable")
         // Every name the declaration spells is in the documented list (the prefixes excepted).
         let documented = Set(VaultVariables.all.map(\.name))
         let prefixes: Set = [VaultVariables.prefix, VaultVariables.destinationPrefix]
@@ -82,21 +97,10 @@ struct ConfigurationSourceTests {
 
     @Test("no file but Configuration's looks a name up in the environment")
     func oneReader() throws {
-        var seen = Set<String>()
-        for (file, source) in try SwiftLiterals.sources(under: "Sources", atLeast: 100)
-        where !Self.isConfiguration(file) {
-            let lines = Self.lookupLines(source)
-            if Self.lookupAllowed.contains(where: { $0.file == Self.name(of: file) }) {
-                if !lines.isEmpty { seen.insert(Self.name(of: file)) }
-                continue
-            }
-            for line in lines {
-                Issue.record("Sources/\(file):\(line) reads the environment: read it once in Configuration")
-            }
-        }
-        for entry in Self.lookupAllowed where !seen.contains(entry.file) {
-            Issue.record("\(entry.file) no longer reads the environment, drop it from the list")
-        }
+        try Self.check(
+            allowed: Self.lookupAllowed, skip: Self.isConfiguration,
+            find: { (_, source) in Self.lookupLines(source).map { ($0, "") } },
+            what: "reads the environment", fix: "read it once in Configuration")
     }
 
     @Test("the finders: whole names in literals, look-ups in code, not in comments or longer names")

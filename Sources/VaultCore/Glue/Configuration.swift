@@ -8,8 +8,9 @@
 /// that does not parse is kept as its usage error and thrown where it is used, so a command that
 /// does not need it never fails on it.
 public struct Configuration: Sendable {
-    /// The variables as the tool read them: what a child process inherits (`vault exec`, a
-    /// refresh command) and what the backends' own variables are looked up in.
+    /// The variables as the tool read them, for the programs vault starts (`vault exec`, a
+    /// refresh command, an age plugin), which get them less key material. Nothing outside
+    /// Configuration looks a variable up in it (ConfigurationSourceTests).
     public let environment: [String: String]
     /// The user's folders (XDG base directories and `HOME`).
     public let folders: Folders
