@@ -27,20 +27,25 @@ extension Configuration {
     /// The key variables of one vault file, in the order they are looked up: identity, identity
     /// file, passphrase, passphrase file (``VaultVariables/unlock`` or
     /// ``VaultVariables/destinationUnlock``).
-    struct FileKeyVariables: Sendable {
+    ///
+    /// A class, as ``OpenBaoVariables``: every copy of the factory shares one.
+    final class FileKeyVariables: Sendable {
         /// The four names, for messages that list them.
-        var names: [String]
-        var identity: Named<String>?
-        var identityFile: Named<String>?
-        var passphrase: Named<String>?
-        var passphraseFile: Named<String>?
+        let names: [String]
+        let identity: Named<String>?
+        let identityFile: Named<String>?
+        let passphrase: Named<String>?
+        let passphraseFile: Named<String>?
 
         init(names: [String], in environment: [String: String]) {
             func named(_ index: Int) -> Named<String>? {
                 Configuration.value(names[index], in: environment).map { Named(name: names[index], value: $0) }
             }
             self.names = names
-            (identity, identityFile, passphrase, passphraseFile) = (named(0), named(1), named(2), named(3))
+            identity = named(0)
+            identityFile = named(1)
+            passphrase = named(2)
+            passphraseFile = named(3)
         }
 
         /// The first variable set, if any.
@@ -48,29 +53,32 @@ extension Configuration {
     }
 
     /// The OpenBao variables (docs/openbao.md): each `BAO_*` one, else its `VAULT_*` alias.
-    struct OpenBaoVariables: Sendable {
-        var address: Named<String>?
-        var token: Named<String>?
-        var jwt: Named<String>?
-        var jwtFile: Named<String>?
-        var jwtRole: Named<String>?
+    ///
+    /// A class: the factory is a value copied into many calls, and copying sixteen optional
+    /// strings with it made the release binary 45 KB larger than copying one reference.
+    final class OpenBaoVariables: Sendable {
+        let address: Named<String>?
+        let token: Named<String>?
+        let jwt: Named<String>?
+        let jwtFile: Named<String>?
+        let jwtRole: Named<String>?
         /// `BAO_JWT_MOUNT` without trailing slashes (default `jwt`).
-        var jwtMount: String
-        var jwtAudience: String?
-        var roleID: Named<String>?
-        var secretID: String?
-        var secretIDFile: String?
+        let jwtMount: String
+        let jwtAudience: String?
+        let roleID: Named<String>?
+        let secretID: String?
+        let secretIDFile: String?
         /// `BAO_APPROLE_MOUNT` (default `approle`).
-        var appRoleMount: String
+        let appRoleMount: String
         /// `BAO_KV_MOUNT` (default `secret`).
-        var kvMount: String
-        var caCertificate: String?
+        let kvMount: String
+        let caCertificate: String?
         /// `BAO_SKIP_VERIFY`: whether it says yes (`1`, `true`, `yes`, `on`, `t`, in any case).
-        var skipVerify: Named<Bool>?
+        let skipVerify: Named<Bool>?
         /// `ACTIONS_ID_TOKEN_REQUEST_URL` and `ACTIONS_ID_TOKEN_REQUEST_TOKEN`, what a GitHub or
         /// Forgejo Actions job asks for its id token with.
-        var actionsTokenURL: String?
-        var actionsTokenCredential: String?
+        let actionsTokenURL: String?
+        let actionsTokenCredential: String?
 
         init(environment: [String: String]) {
             func first(_ variable: VaultVariable) -> Named<String>? {
