@@ -1,4 +1,4 @@
-public import VaultAge
+import VaultAge
 import VaultStorage
 import VaultSystem
 

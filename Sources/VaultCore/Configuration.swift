@@ -7,11 +7,14 @@ import VaultSystem
 /// providers into one `ConfigReader`).
 ///
 /// Each rule that several places used to repeat (where the runtime folder is, what `CI` means,
-/// `VAULT_TIMEOUT`'s range) is written here once. Variables that only one backend reads (the
-/// OpenBao `BAO_*` family, the unlock variables) stay with the code that builds that backend.
+/// `VAULT_TIMEOUT`'s range) is written here once. Every `VAULT_*` and `BAO_*` variable is read
+/// here and nowhere else, by the names ``VaultVariables`` declares, into a typed field; a value
+/// that does not parse is kept as its usage error and thrown where it is used, so a command that
+/// does not need it never fails on it.
 public struct Configuration: Sendable {
-    /// The variables as the tool read them: what a child process inherits (`vault exec`, a
-    /// refresh command) and what the backends' own variables are looked up in.
+    /// The variables as the tool read them, for the programs vault starts (`vault exec`, a
+    /// refresh command, an age plugin), which get them less key material. Nothing outside
+    /// Configuration looks a variable up in it (ConfigurationSourceTests).
     public let environment: [String: String]
     /// The user's folders (XDG base directories and `HOME`).
     public let folders: Folders
@@ -35,6 +38,34 @@ public struct Configuration: Sendable {
     /// `VAULT_UNLOCK_TTL` and `VAULT_UNLOCK_SCOPE`, parsed once; their usage error is thrown
     /// where a vault file is opened.
     let unlock: Result<UnlockPolicy, VaultError>
+    /// `VAULT_SERVICE`, as given (checked where a name is made).
+    let service: String?
+    /// `VAULT_BACKEND`, parsed; nil when unset.
+    let backend: Result<BackendKind, VaultError>?
+    /// `VAULT_FILE`.
+    let file: String?
+    /// `VAULT_SCRYPT_WORK_FACTOR`, parsed (default 18).
+    let scryptWorkFactor: Result<Int, VaultError>
+    /// `VAULT_FALLBACK`, parsed; nil when unset.
+    let fallback: Fallback?
+    /// `VAULT_REFRESH_SKEW`, parsed (default ``TokenSettings/defaultRefreshSkew``).
+    let refreshSkew: Result<Int64, VaultError>
+    /// `VAULT_REFRESH_ORIGINS`, parsed into list entries.
+    let refreshOrigins: Result<Set<String>, VaultError>
+    /// `VAULT_ALLOW_HTTP`, parsed.
+    let allowsPlainHTTP: Result<Bool, VaultError>
+    /// `VAULT_IDENTITY`, `VAULT_IDENTITY_FILE`, `VAULT_PASSPHRASE`, `VAULT_PASSPHRASE_FILE`.
+    let fileKeys: FileKeyVariables
+    /// The same for a destination file (`VAULT_TO_*`).
+    let destinationFileKeys: FileKeyVariables
+    /// The `BAO_*` variables, else their `VAULT_*` aliases, and the Actions id-token pair.
+    let openBao: OpenBaoVariables
+    /// `PATH`, where age plugins are looked for.
+    let searchPath: String?
+    /// `TMPDIR`, when it holds an absolute path.
+    let temporaryFolder: String?
+    /// `XDG_DATA_DIRS`, the system's data folders.
+    let dataDirectories: String?
 
     /// The Secret Service and OpenBao timeout used when `VAULT_TIMEOUT` is not set, in seconds.
     public static let defaultTimeout = 5.0
@@ -45,6 +76,7 @@ public struct Configuration: Sendable {
     /// whether a person can answer prompts (stdin and stderr are terminals).
     public init(environment: [String: String], atTerminal: Bool = false) {
         func value(_ name: String) -> String? { Self.value(name, in: environment) }
+        func value(_ variable: VaultVariable) -> String? { Self.value(variable, in: environment) }
         self.environment = environment
         self.folders = Folders(
             runtime: Folders.absolute(value("XDG_RUNTIME_DIR")), state: Folders.absolute(value("XDG_STATE_HOME")),
@@ -55,13 +87,26 @@ public struct Configuration: Sendable {
         self.hasDisplay = value("DISPLAY") != nil || value("WAYLAND_DISPLAY") != nil
         self.sessionBusAddress = value("DBUS_SESSION_BUS_ADDRESS")
         self.proxies = HTTPProxy.Variables(environment: environment)
-        self.timeout = Self.seconds(
-            value("VAULT_TIMEOUT"), default: Self.defaultTimeout, variable: "VAULT_TIMEOUT", example: "2.5")
+        self.timeout = Self.seconds(value(.timeout), default: Self.defaultTimeout, variable: .timeout, example: "2.5")
         self.promptTimeout = Self.seconds(
-            value("VAULT_PROMPT_TIMEOUT"), default: Self.defaultPromptTimeout, variable: "VAULT_PROMPT_TIMEOUT",
-            example: "120")
-        self.unlock = Self.unlockPolicy(
-            ttl: value("VAULT_UNLOCK_TTL"), scope: value("VAULT_UNLOCK_SCOPE"), isCI: isCI)
+            value(.promptTimeout), default: Self.defaultPromptTimeout, variable: .promptTimeout, example: "120")
+        self.unlock = Self.unlockPolicy(ttl: value(.unlockTTL), scope: value(.unlockScope), isCI: isCI)
+        self.service = value(.service)
+        self.backend = value(.backend).map { (text) in
+            Result { () throws(VaultError) in try BackendKind(parsing: text, from: Self.backendInput) }
+        }
+        self.file = value(.file)
+        self.scryptWorkFactor = Self.workFactor(value(.scryptWorkFactor))
+        self.fallback = value(.fallback).map(Fallback.init(text:))
+        self.refreshSkew = Self.refreshSkew(value(.refreshSkew))
+        self.refreshOrigins = Self.refreshOrigins(value(.refreshOrigins))
+        self.allowsPlainHTTP = Self.allowsPlainHTTP(value(.allowHTTP))
+        self.fileKeys = FileKeyVariables(names: VaultVariables.unlock, in: environment)
+        self.destinationFileKeys = FileKeyVariables(names: VaultVariables.destinationUnlock, in: environment)
+        self.openBao = OpenBaoVariables(environment: environment)
+        self.searchPath = value("PATH")
+        self.temporaryFolder = Folders.absolute(value("TMPDIR"))
+        self.dataDirectories = value("XDG_DATA_DIRS")
     }
 
     /// The unlock cache's policy: `VAULT_UNLOCK_TTL` (default 15 minutes, 0 off),
@@ -69,13 +114,14 @@ public struct Configuration: Sendable {
     private static func unlockPolicy(ttl: String?, scope: String?, isCI: Bool) -> Result<UnlockPolicy, VaultError> {
         Result { () throws(VaultError) in
             let seconds = try ttl.map { (text) throws(VaultError) in
-                try UnlockPolicy.seconds(parsing: text, what: "VAULT_UNLOCK_TTL", allowingZero: true)
+                try UnlockPolicy.seconds(parsing: text, what: VaultVariable.unlockTTL.name, allowingZero: true)
             }
             var chosen = UnlockScope.session
             if let scope {
                 guard let parsed = UnlockScope(rawValue: scope) else {
                     throw VaultError(
-                        .usage, "VAULT_UNLOCK_SCOPE is '\(scope)'", remedy: .giveAccepted(forms: "session or user"))
+                        .usage, "\(VaultVariable.unlockScope.name) is '\(scope)'",
+                        remedy: .giveAccepted(forms: "session or user"))
                 }
                 chosen = parsed
             }
@@ -87,6 +133,11 @@ public struct Configuration: Sendable {
     static func value(_ name: String, in environment: [String: String]) -> String? {
         guard let value = environment[name], !value.isEmpty else { return nil }
         return value
+    }
+
+    /// `variable`'s value in `environment`, as ``value(_:in:)``.
+    static func value(_ variable: VaultVariable, in environment: [String: String]) -> String? {
+        value(variable.name, in: environment)
     }
 
     /// The one rule for `CI`: set to anything but empty, `0` or `false` (in any case). CI systems
@@ -105,13 +156,13 @@ public struct Configuration: Sendable {
 
     /// Seconds between 0 (excluded) and 3600 in `text`, `fallback` when it is not set.
     private static func seconds(
-        _ text: String?, default fallback: Double, variable: String, example: String
+        _ text: String?, default fallback: Double, variable: VaultVariable, example: String
     ) -> Result<Double, VaultError> {
         guard let text else { return .success(fallback) }
         guard let seconds = Double(text), seconds > 0, seconds <= 3600 else {
             return .failure(
                 VaultError(
-                    .usage, "\(variable) is '\(text)'",
+                    .usage, "\(variable.name) is '\(text)'",
                     remedy: .giveAccepted(forms: "seconds between 0 and 3600, e.g. \(example)")))
         }
         return .success(seconds)

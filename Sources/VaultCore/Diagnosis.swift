@@ -56,7 +56,7 @@ public struct Diagnosis {
             file.detail += " (not created yet)"
             file.createdOnFirstWrite = true
         }
-        file.detail += "; unlocked with \(Self.unlockSource(factory.environment))"
+        file.detail += "; unlocked with \(Self.unlockSource(factory.configuration.fileKeys))"
 
         var secretService = Backend(
             kind: .secretService, usable: true, detail: "a Secret Service answers on the session bus")
@@ -104,7 +104,7 @@ public struct Diagnosis {
 
     /// The OpenBao backend, when it is chosen or BAO_ADDR/VAULT_ADDR names a server.
     private static func openbao(_ factory: StoreFactory) -> Backend? {
-        let named = ["BAO_ADDR", "VAULT_ADDR"].contains { factory.value($0) != nil }
+        let named = factory.configuration.openBao.address != nil
         guard named || (try? factory.requestedBackend()) == .openbao else { return nil }
         do throws(VaultError) {
             let (usable, detail) = try factory.makeOpenBaoStore().diagnose()
@@ -121,10 +121,8 @@ public struct Diagnosis {
         StanzaType.describe(types)
     }
 
-    private static func unlockSource(_ environment: [String: String]) -> String {
-        for name in VaultVariables.unlock where environment[name]?.isEmpty == false {
-            return name
-        }
+    private static func unlockSource(_ variables: Configuration.FileKeyVariables) -> String {
+        if let name = variables.first { return name }
         return "a passphrase typed at the terminal (none of \(VaultVariables.unlock.joined(separator: ", ")) is set)"
     }
 }

@@ -5,11 +5,11 @@ public import VaultStorage
 /// What a new vault file (`vault init`) or a rekeyed one (`vault rekey`) is encrypted to: the
 /// age policy of passphrase versus recipients, decided here rather than by the command line.
 public enum NewFileKeys: Sendable, Equatable {
-    /// A passphrase: `<prefix>PASSPHRASE`, `<prefix>PASSPHRASE_FILE` or the terminal.
+    /// A passphrase: the set's passphrase or passphrase file variable, or the terminal.
     case passphrase
     /// These age public keys and the public keys in these recipients files.
     case recipients(publicKeys: [String], files: [String])
-    /// The identity's public key if `<prefix>IDENTITY` or `<prefix>IDENTITY_FILE` is set, else a
+    /// The identity's public key if the set's identity or identity file variable is set, else a
     /// passphrase, as for the first `vault set`.
     case automatic
 }
@@ -35,24 +35,24 @@ public struct NewFileRecipients: Sendable {
 }
 
 extension StoreFactory {
-    /// The age recipients for `keys`, with key material named by the `<prefix>*` variables.
+    /// The age recipients for `keys`, with key material named by the `variables` set.
     public func recipientsForNewFile(
-        _ keys: NewFileKeys, prefix: String, path: String
+        _ keys: NewFileKeys, variables: FileKeySet, path: String
     ) throws(VaultError) -> NewFileRecipients {
         switch keys {
         case .passphrase:
-            let recipients = try fileKeys(prefix: prefix, path: path).recipientsForNewFile()
+            let recipients = try fileKeys(variables, path: path).recipientsForNewFile()
             // age allows no mix of a passphrase and public keys, and an identity is not a passphrase.
             guard recipients.allSatisfy({ $0.stanzaTypes == [.scrypt] }) else {
+                let names = keyVariables(variables).names
                 throw VaultError(
-                    .usage, "needs \(prefix)PASSPHRASE, \(prefix)PASSPHRASE_FILE or a terminal, not an identity",
-                    input: .passphrase)
+                    .usage, "needs \(names[2]), \(names[3]) or a terminal, not an identity", input: .passphrase)
             }
             return NewFileRecipients(recipients: recipients)
         case .recipients(let publicKeys, let files):
             return try recipients(publicKeys: publicKeys, files: files)
         case .automatic:
-            return NewFileRecipients(recipients: try fileKeys(prefix: prefix, path: path).recipientsForNewFile())
+            return NewFileRecipients(recipients: try fileKeys(variables, path: path).recipientsForNewFile())
         }
     }
 }

@@ -4,16 +4,8 @@ public import VaultStorage
 import VaultSystem
 
 /// The glue for the OpenBao backend: the `BAO_*` (else `VAULT_*`) variables of OpenBao's and
-/// HashiCorp Vault's own CLIs (docs/openbao.md).
+/// HashiCorp Vault's own CLIs (docs/openbao.md), as ``Configuration`` read them.
 extension StoreFactory {
-    /// The first of `names` that is set and not empty.
-    private func first(_ names: String...) -> (name: String, value: String)? {
-        for name in names {
-            if let value = environment[name], !value.isEmpty { return (name, value) }
-        }
-        return nil
-    }
-
     /// Builds the OpenBao store from the environment.
     public func makeOpenBaoStore() throws(VaultError) -> OpenBaoStore {
         OpenBaoStore(settings: try openBaoSettings())
@@ -21,26 +13,23 @@ extension StoreFactory {
 
     /// A warning to show on stderr when TLS verification is switched off (`BAO_SKIP_VERIFY`), or nil.
     public func openBaoWarning() -> String? {
-        guard let skip = first("BAO_SKIP_VERIFY", "VAULT_SKIP_VERIFY"), Self.isTrue(skip.value) else { return nil }
+        guard let skip = configuration.openBao.skipVerify, skip.value else { return nil }
         return "warning: \(skip.name) is set: the OpenBao server's TLS certificate is not verified"
     }
 
-    private static func isTrue(_ text: String) -> Bool {
-        ["1", "true", "yes", "on", "t"].contains(text.lowercased())
-    }
-
     func openBaoSettings() throws(VaultError) -> OpenBaoSettings {
-        guard let address = first("BAO_ADDR", "VAULT_ADDR") else {
+        let variables = configuration.openBao
+        guard let address = variables.address else {
             throw VaultError(
                 .usage, "the openbao backend needs the server's address in BAO_ADDR (e.g. https://bao.example.com:8200)"
             )
         }
         let addresses = try OpenBaoAddress.parse(
             address.value, variable: address.name, allowHTTP: try allowsPlainHTTP())
-        let mount = first("BAO_KV_MOUNT", "VAULT_KV_MOUNT")?.value ?? "secret"
-        let skip = first("BAO_SKIP_VERIFY", "VAULT_SKIP_VERIFY").map { Self.isTrue($0.value) } ?? false
+        let mount = variables.kvMount
         let http = HTTPClient.Configuration(
-            caFile: first("BAO_CACERT", "VAULT_CACERT")?.value, skipVerify: skip, proxies: configuration.proxies)
+            caFile: variables.caCertificate, skipVerify: variables.skipVerify?.value ?? false,
+            proxies: configuration.proxies)
         return OpenBaoSettings(
             addresses: addresses, credentials: try openBaoCredentials(addresses: addresses, mount: mount), mount: mount,
             timeout: try timeout(), http: http)
@@ -51,20 +40,21 @@ extension StoreFactory {
     /// else AppRole (`BAO_ROLE_ID` with `BAO_SECRET_ID` or `BAO_SECRET_ID_FILE`), else the token
     /// file of the bao and vault CLIs (`~/.vault-token`).
     private func openBaoCredentials(addresses: [String], mount: String) throws(VaultError) -> OpenBaoCredentials {
-        if let token = first("BAO_TOKEN", "VAULT_TOKEN") {
+        let variables = configuration.openBao
+        if let token = variables.token {
             return .token(SecureBytes(token.value.utf8), origin: token.name)
         }
         if let jwt = try openBaoJWTLogin(addresses: addresses) { return .jwt(jwt) }
-        if let role = first("BAO_ROLE_ID", "VAULT_ROLE_ID") {
+        if let role = variables.roleID {
             let secretID: OpenBaoSecretID
-            if let secret = first("BAO_SECRET_ID", "VAULT_SECRET_ID") {
-                secretID = .value(secret.value)
-            } else if let file = first("BAO_SECRET_ID_FILE", "VAULT_SECRET_ID_FILE") {
-                secretID = .file(file.value)
+            if let secret = variables.secretID {
+                secretID = .value(secret)
+            } else if let file = variables.secretIDFile {
+                secretID = .file(file)
             } else {
                 throw VaultError(.cannotUnlock, "\(role.name) is set without BAO_SECRET_ID or BAO_SECRET_ID_FILE")
             }
-            let approle = first("BAO_APPROLE_MOUNT", "VAULT_APPROLE_MOUNT")?.value ?? "approle"
+            let approle = variables.appRoleMount
             var cachePrefix: String?
             if let runtime = configuration.folders.vaultRuntime {
                 let key = Digest.hex(addresses.joined(separator: ",") + "\n" + approle + "\n" + role.value, bytes: 8)
@@ -90,38 +80,36 @@ extension StoreFactory {
     /// (`ACTIONS_ID_TOKEN_REQUEST_URL` and `ACTIONS_ID_TOKEN_REQUEST_TOKEN`, which a job gets with
     /// `permissions: id-token: write`). nil when none of these is set.
     private func openBaoJWTLogin(addresses: [String]) throws(VaultError) -> OpenBaoJWTLogin? {
-        let role = first("BAO_JWT_ROLE", "VAULT_JWT_ROLE")
+        let variables = configuration.openBao
+        let role = variables.jwtRole
         let source: OpenBaoJWTSource
-        if let jwt = first("BAO_JWT", "VAULT_JWT") {
+        if let jwt = variables.jwt {
             source = .value(SecureBytes(jwt.value.utf8), variable: jwt.name)
-        } else if let file = first("BAO_JWT_FILE", "VAULT_JWT_FILE") {
+        } else if let file = variables.jwtFile {
             source = .file(file.value, variable: file.name)
         } else if let role {
-            guard let url = first("ACTIONS_ID_TOKEN_REQUEST_URL"), let token = first("ACTIONS_ID_TOKEN_REQUEST_TOKEN")
-            else {
+            guard let url = variables.actionsTokenURL, let token = variables.actionsTokenCredential else {
                 throw VaultError(.cannotUnlock, "\(role.name) is set without a JWT", remedy: .provideJWT)
             }
-            guard HTTPURL.isHTTP(url.value) else {
+            guard HTTPURL.isHTTP(url) else {
                 throw VaultError(.usage, "ACTIONS_ID_TOKEN_REQUEST_URL is not an http:// or https:// URL")
             }
             // The request token goes to this URL as a bearer token: plain http only to this
             // machine, as for BAO_ADDR and token endpoints.
-            if url.value.lowercased().hasPrefix("http://"), !HTTPURL.isLoopback(host: HTTPURL.host(of: url.value)),
+            if url.lowercased().hasPrefix("http://"), !HTTPURL.isLoopback(host: HTTPURL.host(of: url)),
                 !(try allowsPlainHTTP())
             {
                 throw VaultError(
                     .usage,
-                    "ACTIONS_ID_TOKEN_REQUEST_URL holds \(HTTPURL.origin(of: url.value)): plain http would send the request token in clear over the network",
+                    "ACTIONS_ID_TOKEN_REQUEST_URL holds \(HTTPURL.origin(of: url)): plain http would send the request token in clear over the network",
                     remedy: .useHTTPS)
             }
             source = .actions(
-                requestURL: url.value, requestToken: SecureBytes(token.value.utf8),
-                audience: first("BAO_JWT_AUDIENCE", "VAULT_JWT_AUDIENCE")?.value)
+                requestURL: url, requestToken: SecureBytes(token.utf8), audience: variables.jwtAudience)
         } else {
             return nil
         }
-        var mount = first("BAO_JWT_MOUNT", "VAULT_JWT_MOUNT")?.value ?? "jwt"
-        while mount.hasSuffix("/") { mount.removeLast() }
+        let mount = variables.jwtMount
         var cachePrefix: String?
         if let runtime = configuration.folders.vaultRuntime {
             let key = Digest.hex(addresses.joined(separator: ",") + "\n" + mount + "\n" + (role?.value ?? ""), bytes: 8)

@@ -19,9 +19,10 @@ extension StoreFactory {
         let person = configuration.atTerminal && configuration.allowsPrompts
         let environment = self.environment
         let launcher = PluginProcessLauncher(
-            searchPath: value("PATH"), environment: Self.childEnvironment(of: environment),
+            searchPath: configuration.searchPath, environment: Self.childEnvironment(of: environment),
             waitLimit: person ? configuration.promptTimeout : configuration.timeout,
-            waitLimitName: person ? "VAULT_PROMPT_TIMEOUT" : "VAULT_TIMEOUT", answerLimit: promptSeconds,
+            waitLimitName: (person ? VaultVariable.promptTimeout : VaultVariable.timeout).name,
+            answerLimit: promptSeconds,
             keepErrorOutput: person)
         return PluginHost(launcher: launcher, prompts: pluginPrompts)
     }

@@ -14,8 +14,7 @@ extension StoreFactory {
     /// absolute path) and the store this command would use.
     public func providerLaunch(executable: String) throws(VaultError) -> ProviderLaunch {
         let backend = try requestedBackend()
-        let input: VaultError.Input? =
-            options.backend != nil ? .backend : value("VAULT_BACKEND") != nil ? .variable("VAULT_BACKEND") : nil
+        let input = requestedBackendInput
         var folder = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         guard getcwd(&folder, folder.count) != nil else {
             throw systemError("find the current folder", Errno.current)
@@ -31,7 +30,7 @@ extension StoreFactory {
         guard let data = folders.data ?? folders.home.map({ $0 + "/.local/share" }) else {
             throw VaultError(.usage, "HOME is not set, so the user's data folder is unknown")
         }
-        let system = (value("XDG_DATA_DIRS") ?? "/usr/local/share:/usr/share")
+        let system = (configuration.dataDirectories ?? "/usr/local/share:/usr/share")
             .split(separator: ":").filter { $0.hasPrefix("/") }.map { String($0) + "/dbus-1/services" }
         return ProviderActivation(
             userFolder: data + "/dbus-1/services", runtimeFolder: folders.runtime.map { $0 + "/dbus-1/services" },
@@ -70,7 +69,7 @@ extension StoreFactory {
     /// Where `vault secret-service run` keeps its private bus's socket and configuration:
     /// `$XDG_RUNTIME_DIR`, else `TMPDIR`, else `/tmp`.
     public func privateBusParent() -> String {
-        configuration.folders.runtime ?? Configuration.Folders.absolute(value("TMPDIR")) ?? "/tmp"
+        configuration.folders.runtime ?? configuration.temporaryFolder ?? "/tmp"
     }
 }
 

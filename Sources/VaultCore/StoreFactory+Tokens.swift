@@ -7,10 +7,7 @@ extension StoreFactory {
     /// `VAULT_REFRESH_SKEW` (a duration, ``DurationText``: default 60 seconds, 0 allowed), the lock and journal directories,
     /// the environment a refresh command runs with, and the OAuth client refreshes use.
     public func tokenSettings() throws(VaultError) -> TokenSettings {
-        var skew = TokenSettings.defaultRefreshSkew
-        if let text = value("VAULT_REFRESH_SKEW") {
-            skew = try DurationText.seconds(parsing: text, what: "VAULT_REFRESH_SKEW", in: 0...366 * 86_400)
-        }
+        let skew = try configuration.refreshSkew.get()
         let directory: String?
         let journalDirectory: String?
         if let runtime = configuration.folders.vaultRuntime {

@@ -1,4 +1,4 @@
-public import VaultSecureBytes
+package import VaultSecureBytes
 
 /// A store whose file key a caller can hand over or take back: the file store, unlocked by
 /// `vault unlock` in another session keyring through the Secret Service provider's private

@@ -1,6 +1,8 @@
 import Testing
 
+@testable import VaultAgeFile
 @testable import VaultCore
+@testable import VaultStorage
 @testable import vault
 
 @Suite("One duration grammar")

@@ -2,6 +2,7 @@ import Testing
 import VaultAge
 
 @testable import VaultCore
+@testable import VaultStorage
 
 /// Messages and help about keys name every kind VaultAge reads, from its one table: a kind added
 /// there shows up in each of them without an edit here.
@@ -34,7 +35,7 @@ struct KeyKindWordingTests {
         // Not VaultErrorRemedyTests.failure: this message names its variable, as it should.
         var error: VaultError?
         do throws(VaultError) {
-            _ = try factory.fileKeys(prefix: "VAULT_", path: "/home/someone/vault.age")
+            _ = try factory.fileKeys(.vault, path: "/home/someone/vault.age")
         } catch let caught {
             error = caught
         }

@@ -158,7 +158,8 @@ struct VaultErrorRemedyTests {
     @Test("a recipient, a binding and a passphrase for a new file: which input, as data")
     func givenInputs() throws {
         let factory = StoreFactory(
-            options: GlobalOptions(), environment: ["T_IDENTITY": X25519Identity.generate().encoded], prompt: nil)
+            options: GlobalOptions(), environment: ["VAULT_TO_IDENTITY": X25519Identity.generate().encoded], prompt: nil
+        )
         let secretKey = Self.failure { () throws(VaultError) in
             _ = try factory.recipients(publicKeys: ["AGE-SECRET-KEY-1X"], files: [])
         }
@@ -179,10 +180,16 @@ struct VaultErrorRemedyTests {
 
         let scratch = try makeTemporaryDirectory()
         defer { removeTemporaryDirectory(scratch) }
-        let passphrase = Self.failure { () throws(VaultError) in
-            _ = try factory.recipientsForNewFile(.passphrase, prefix: "T_", path: scratch.path + "/v.age")
+        // Not through `failure`: this message names the variables a passphrase may come from, by design.
+        var passphrase: VaultError?
+        do throws(VaultError) {
+            _ = try factory.recipientsForNewFile(.passphrase, variables: .destination, path: scratch.path + "/v.age")
+            Issue.record("an identity was taken for a passphrase")
+        } catch {
+            passphrase = error
         }
         #expect(passphrase?.input == .passphrase)
-        #expect(passphrase?.message == "needs T_PASSPHRASE, T_PASSPHRASE_FILE or a terminal, not an identity")
+        #expect(
+            passphrase?.message == "needs VAULT_TO_PASSPHRASE, VAULT_TO_PASSPHRASE_FILE or a terminal, not an identity")
     }
 }

@@ -1,4 +1,4 @@
-public import VaultAge
+import VaultAge
 public import VaultAgeFile
 public import VaultStorage
 import VaultSystem

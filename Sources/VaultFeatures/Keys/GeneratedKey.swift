@@ -1,4 +1,4 @@
-public import VaultAge
+import VaultAge
 public import VaultSecureBytes
 public import VaultStorage
 import VaultSystem

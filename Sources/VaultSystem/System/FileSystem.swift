@@ -1,9 +1,8 @@
-package import Glibc
 package import VaultSecureBytes
 package import VaultStorage
 
 #if canImport(Glibc)
-    import Glibc
+    package import Glibc
 #endif
 
 /// File operations the vault needs, built on ``syscall(_:_:)``.

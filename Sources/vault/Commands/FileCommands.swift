@@ -29,7 +29,7 @@ extension CommandSpec {
             }
             let store = try invocation.factory.makeFileStore()
             let recipients = try invocation.factory.recipientsForNewFile(
-                try RecipientOptions.choice(invocation), prefix: "VAULT_", path: store.path)
+                try RecipientOptions.choice(invocation), variables: .vault, path: store.path)
             for warning in recipients.warnings { StandardIO.error("warning: \(warning)") }
             try store.create(recipients: recipients.recipients)
             StandardIO.error("created \(store.path), encrypted to \(recipients.summary)")
@@ -65,7 +65,7 @@ extension CommandSpec {
             // Open it with the current key before asking for a new one.
             _ = try store.list(service: nil)
             let recipients = try invocation.factory.recipientsForNewFile(
-                try RecipientOptions.choice(invocation), prefix: "VAULT_TO_", path: store.path)
+                try RecipientOptions.choice(invocation), variables: .destination, path: store.path)
             for warning in recipients.warnings { StandardIO.error("warning: \(warning)") }
             try store.rekey(to: recipients.recipients)
             StandardIO.error(

@@ -90,7 +90,7 @@ enum GitCommand {
     /// Prints the listing, or its one-line note: git shows whatever this prints, inside a pager
     /// that owns the terminal, so nothing here may prompt.
     static func textconv(_ invocation: Invocation, file: String) throws(VaultError) -> Int32 {
-        let keys = try promptless(invocation).fileKeys(prefix: "VAULT_", path: file)
+        let keys = try promptless(invocation).fileKeys(.vault, path: file)
         StandardIO.print(try VaultFileListing.text(ofFileAt: file, keys: keys, reason: \.wording))
         return ExitStatus.success
     }
@@ -102,7 +102,7 @@ enum GitCommand {
             let factory = promptless(invocation)
             let merge = try VaultMerge.run(
                 baseFile: files[0], oursFile: files[1], theirsFile: files[2], path: path,
-                keys: try factory.fileKeys(prefix: "VAULT_", path: path), trust: factory.headerTrust())
+                keys: try factory.fileKeys(.vault, path: path), trust: factory.headerTrust())
             for conflict in merge.conflicts {
                 let what: String
                 switch conflict.kind {

@@ -1,6 +1,8 @@
 import Testing
 import VaultCore
 
+@testable import VaultStorage
+
 /// Expects `body` to throw a `VaultError` of `code`, and returns it so that the test can check
 /// its message, input or remedy too. Any other outcome (success, another code, another error
 /// type) is a test failure: a test that only asks for "some error" passes on the wrong one.
