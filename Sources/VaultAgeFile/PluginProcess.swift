@@ -25,7 +25,7 @@ package struct PluginProcessLauncher: PluginLauncher {
     /// most commands start none.
     private let makeEnvironment: @Sendable () -> [String: String]
     /// Seconds the conversation may take, or the usage error of its variable.
-    let waitLimit: Result<Double, VaultError>
+    let waitLimit: Parsed<Double>
     /// What the limit is called in messages (`VAULT_TIMEOUT`, `VAULT_PROMPT_TIMEOUT`).
     let waitLimitName: String
     /// Seconds more for each question a person answers (`VAULT_PROMPT_TIMEOUT`).
@@ -36,7 +36,7 @@ package struct PluginProcessLauncher: PluginLauncher {
 
     package init(
         searchPath: String?, environment: @autoclosure @escaping @Sendable () -> [String: String],
-        waitLimit: Result<Double, VaultError>, waitLimitName: String, answerLimit: Double, keepErrorOutput: Bool
+        waitLimit: Parsed<Double>, waitLimitName: String, answerLimit: Double, keepErrorOutput: Bool
     ) {
         self.searchPath = searchPath
         makeEnvironment = environment

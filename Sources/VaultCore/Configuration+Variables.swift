@@ -19,12 +19,12 @@ extension Configuration {
     struct Fallback: Sendable {
         /// `VAULT_FALLBACK=TEXT`, as messages show the setting.
         var setting: String
-        var spec: Result<BackendSpec, VaultError>
+        var spec: Parsed<BackendSpec>
 
         init(text: String) {
             let name = VaultVariable.fallback.name
             setting = name + "=" + text
-            spec = Result { () throws(VaultError) in try BackendSpec(parsing: text, from: .variable(name)) }
+            spec = Parsed { () throws(VaultError) in try BackendSpec(parsing: text, from: .variable(name)) }
         }
     }
 
@@ -115,7 +115,7 @@ extension Configuration {
     }
 
     /// The scrypt work factor (log2 N) for new passphrase vaults: 10 to 22, default 18.
-    static func workFactor(_ text: String?) -> Result<Int, VaultError> {
+    static func workFactor(_ text: String?) -> Parsed<Int> {
         guard let text else { return .success(18) }
         guard let factor = Int(text), (10...22).contains(factor) else {
             return .failure(
@@ -128,16 +128,16 @@ extension Configuration {
 
     /// Seconds a living token is refreshed early: a duration (``DurationText``) from 0 to a
     /// year, default 60.
-    static func refreshSkew(_ text: String?) -> Result<Int64, VaultError> {
+    static func refreshSkew(_ text: String?) -> Parsed<Int64> {
         guard let text else { return .success(TokenSettings.defaultRefreshSkew) }
-        return Result { () throws(VaultError) in
+        return Parsed { () throws(VaultError) in
             try DurationText.seconds(parsing: text, what: VaultVariable.refreshSkew.name, in: 0...366 * 86_400)
         }
     }
 
     /// Comma-separated origins, each optionally with a path prefix; empty entries are skipped.
-    static func refreshOrigins(_ text: String?) -> Result<Set<String>, VaultError> {
-        Result { () throws(VaultError) in
+    static func refreshOrigins(_ text: String?) -> Parsed<Set<String>> {
+        Parsed { () throws(VaultError) in
             var origins = Set<String>()
             for entry in (text ?? "").split(separator: ",") {
                 let text = entry.trimmingSpaces
@@ -158,7 +158,7 @@ extension Configuration {
 
     /// `1` lets tokens go over plain http to another machine (OAuth token endpoints and
     /// `BAO_ADDR` alike); unset or `0` does not; anything else is a usage error.
-    static func allowsPlainHTTP(_ text: String?) -> Result<Bool, VaultError> {
+    static func allowsPlainHTTP(_ text: String?) -> Parsed<Bool> {
         switch text {
         case nil, "0": return .success(false)
         case "1": return .success(true)

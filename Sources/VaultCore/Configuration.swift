@@ -31,35 +31,37 @@ public struct Configuration: Sendable {
     let proxies: HTTPProxy.Variables
     /// `VAULT_TIMEOUT`, parsed once; its usage error is thrown where a timeout is needed, so a
     /// command that waits for nothing never fails on it.
-    let timeout: Result<Double, VaultError>
+    let timeout: Parsed<Double>
     /// `VAULT_PROMPT_TIMEOUT`, parsed once; used (and its error thrown) only where someone can
     /// answer a dialog.
-    let promptTimeout: Result<Double, VaultError>
+    let promptTimeout: Parsed<Double>
     /// `VAULT_UNLOCK_TTL` and `VAULT_UNLOCK_SCOPE`, parsed once; their usage error is thrown
     /// where a vault file is opened.
-    let unlock: Result<UnlockPolicy, VaultError>
+    let unlock: Parsed<UnlockPolicy>
     /// `VAULT_SERVICE`, as given (checked where a name is made).
     let service: String?
     /// `VAULT_BACKEND`, parsed; nil when unset.
-    let backend: Result<BackendKind, VaultError>?
+    let backend: Parsed<BackendKind>?
     /// `VAULT_FILE`.
     let file: String?
     /// `VAULT_SCRYPT_WORK_FACTOR`, parsed (default 18).
-    let scryptWorkFactor: Result<Int, VaultError>
+    let scryptWorkFactor: Parsed<Int>
     /// `VAULT_FALLBACK`, parsed; nil when unset.
     let fallback: Fallback?
     /// `VAULT_REFRESH_SKEW`, parsed (default ``TokenSettings/defaultRefreshSkew``).
-    let refreshSkew: Result<Int64, VaultError>
+    let refreshSkew: Parsed<Int64>
     /// `VAULT_REFRESH_ORIGINS`, parsed into list entries.
-    let refreshOrigins: Result<Set<String>, VaultError>
+    let refreshOrigins: Parsed<Set<String>>
     /// `VAULT_ALLOW_HTTP`, parsed.
-    let allowsPlainHTTP: Result<Bool, VaultError>
+    let allowsPlainHTTP: Parsed<Bool>
     /// `VAULT_IDENTITY`, `VAULT_IDENTITY_FILE`, `VAULT_PASSPHRASE`, `VAULT_PASSPHRASE_FILE`.
     let fileKeys: FileKeyVariables
     /// The same for a destination file (`VAULT_TO_*`).
     let destinationFileKeys: FileKeyVariables
-    /// The `BAO_*` variables, else their `VAULT_*` aliases, and the Actions id-token pair.
-    let openBao: OpenBaoVariables
+    /// The `BAO_*` variables, else their `VAULT_*` aliases, and the Actions id-token pair: read
+    /// from ``environment`` when asked for, so that a command on another backend never parses
+    /// them (a fifth of the configuration's start-up work).
+    var openBao: OpenBaoVariables { OpenBaoVariables(environment: environment) }
     /// `PATH`, where age plugins are looked for.
     let searchPath: String?
     /// `TMPDIR`, when it holds an absolute path.
@@ -93,7 +95,7 @@ public struct Configuration: Sendable {
         self.unlock = Self.unlockPolicy(ttl: value(.unlockTTL), scope: value(.unlockScope), isCI: isCI)
         self.service = value(.service)
         self.backend = value(.backend).map { (text) in
-            Result { () throws(VaultError) in try BackendKind(parsing: text, from: Self.backendInput) }
+            Parsed { () throws(VaultError) in try BackendKind(parsing: text, from: Self.backendInput) }
         }
         self.file = value(.file)
         self.scryptWorkFactor = Self.workFactor(value(.scryptWorkFactor))
@@ -103,7 +105,6 @@ public struct Configuration: Sendable {
         self.allowsPlainHTTP = Self.allowsPlainHTTP(value(.allowHTTP))
         self.fileKeys = FileKeyVariables(names: VaultVariables.unlock, in: environment)
         self.destinationFileKeys = FileKeyVariables(names: VaultVariables.destinationUnlock, in: environment)
-        self.openBao = OpenBaoVariables(environment: environment)
         self.searchPath = value("PATH")
         self.temporaryFolder = Folders.absolute(value("TMPDIR"))
         self.dataDirectories = value("XDG_DATA_DIRS")
@@ -111,8 +112,8 @@ public struct Configuration: Sendable {
 
     /// The unlock cache's policy: `VAULT_UNLOCK_TTL` (default 15 minutes, 0 off),
     /// `VAULT_UNLOCK_SCOPE` (`session`, the default, or `user`), and never storing in CI.
-    private static func unlockPolicy(ttl: String?, scope: String?, isCI: Bool) -> Result<UnlockPolicy, VaultError> {
-        Result { () throws(VaultError) in
+    private static func unlockPolicy(ttl: String?, scope: String?, isCI: Bool) -> Parsed<UnlockPolicy> {
+        Parsed { () throws(VaultError) in
             let seconds = try ttl.map { (text) throws(VaultError) in
                 try UnlockPolicy.seconds(parsing: text, what: VaultVariable.unlockTTL.name, allowingZero: true)
             }
@@ -157,7 +158,7 @@ public struct Configuration: Sendable {
     /// Seconds between 0 (excluded) and 3600 in `text`, `fallback` when it is not set.
     private static func seconds(
         _ text: String?, default fallback: Double, variable: VaultVariable, example: String
-    ) -> Result<Double, VaultError> {
+    ) -> Parsed<Double> {
         guard let text else { return .success(fallback) }
         guard let seconds = Double(text), seconds > 0, seconds <= 3600 else {
             return .failure(

@@ -1,5 +1,6 @@
 import VaultAge
 import VaultAgeFile
+import VaultStorage
 
 extension StoreFactory {
     /// How vault runs age plugins: programs from the absolute folders of `PATH`, given vault's

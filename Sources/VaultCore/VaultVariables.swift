@@ -5,18 +5,29 @@ public struct VaultVariable: Sendable, Hashable {
     /// The variable's name, e.g. `VAULT_FILE`.
     public let name: String
     /// What it is, in a few words (`vault help` shows it).
-    public let meaning: String
+    public var meaning: String { describe() }
     /// Whether it holds a key to the vault or says where one is: `vault exec` never passes it on.
     public let isKeyMaterial: Bool
     /// The name HashiCorp Vault's tools give an OpenBao variable, read when this one is unset.
     let aliasName: String?
+    /// Words the help builds only when it is shown: some come from tables (the backends, age's
+    /// key kinds) that a command reading the variable has no need to build.
+    private let describe: @Sendable () -> String
 
-    init(_ name: String, _ meaning: String, keyMaterial: Bool = false, alias: String? = nil) {
+    init(
+        _ name: String, _ meaning: @autoclosure @escaping @Sendable () -> String, keyMaterial: Bool = false,
+        alias: String? = nil
+    ) {
         self.name = name
-        self.meaning = meaning
+        self.describe = meaning
         self.isKeyMaterial = keyMaterial
         self.aliasName = alias
     }
+
+    /// A variable is its name: two declarations of one name are one variable.
+    public static func == (lhs: VaultVariable, rhs: VaultVariable) -> Bool { lhs.name == rhs.name }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(name) }
 
     /// The variable HashiCorp Vault's tools name ``aliasName``: documented, and key material
     /// when this one is.

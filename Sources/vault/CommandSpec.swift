@@ -111,9 +111,9 @@ struct Invocation {
 
     /// A vault for the resolved backend.
     func vault() throws(VaultError) -> Vault {
-        // A warning for the OpenBao backend only: reading the environment costs nothing, resolving
-        // `auto` (a D-Bus probe) is left to makeStore.
-        if let warning = factory.openBaoWarning(), try factory.requestedBackend() == .openbao {
+        // A warning for the OpenBao backend only, asked by name: resolving `auto` (a D-Bus probe)
+        // is left to makeStore, and the BAO_* variables are parsed only for OpenBao.
+        if try factory.requestedBackend() == .openbao, let warning = factory.openBaoWarning() {
             StandardIO.error(warning)
         }
         return Vault(store: try factory.makeStore(), tokens: try factory.tokenSettings())

@@ -7,8 +7,23 @@ package import VaultSecureBytes
 /// `\u00XX` in lower-case hex. Every other byte is written as it is: non-ASCII UTF-8 stays UTF-8,
 /// and U+2028 and U+2029, which JSON allows in a string, are not escaped.
 package enum JSONString {
+    /// Appends `text` as a quoted JSON string to `out`: the vault document's names and kinds.
+    ///
+    /// A concrete form for the callers in other targets (the age file's document): a generic
+    /// function called from another target is not specialised there, and its first call looks
+    /// the argument types' conformances up at run time, a scan of the binary's conformance
+    /// tables on every `get` (design.md, "Speed"). Within this target, the generic form is.
+    package static func append(_ text: String.UTF8View, to out: inout [UInt8]) {
+        appendQuoted(text, to: &out)
+    }
+
     /// Appends `utf8`, UTF-8 text, as a quoted JSON string, to an array or to ``SecureBytes``.
     package static func append(_ utf8: some Sequence<UInt8>, to out: inout some RangeReplaceableCollection<UInt8>) {
+        appendQuoted(utf8, to: &out)
+    }
+
+    private static func appendQuoted(_ utf8: some Sequence<UInt8>, to out: inout some RangeReplaceableCollection<UInt8>)
+    {
         // Text with nothing to escape (every name vault writes, as a rule) is copied in one piece.
         let copied: Bool? = utf8.withContiguousStorageIfAvailable { bytes in
             guard !bytes.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F }) else { return false }
