@@ -3,12 +3,11 @@ public import VaultStorage
 /// Which backend to use: the one table of backends.
 ///
 /// Names, the `--backend` choices, `VAULT_BACKEND`'s and `migrate --from/--to`'s help, the
-/// completion scripts and `vault doctor`'s rows are all derived from it, in this order. What a
-/// backend is made of is not: adding one adds a case here (and its ``specForms``), its folder
-/// under `Backends/`, and a branch in each place that switches on the kind or names its parts:
-/// `BackendSpec`, the factory's `makeStore(_:keyPrefix:)` and `identity(of:)`, `Diagnosis`'s rows, its
-/// variables in `VaultVariables`, its remedies (`VaultError.Remedy`, worded in the tool's
-/// `ErrorWording`), and the tool's options and test fixtures for it.
+/// completion scripts and `vault doctor`'s rows are all derived from it, in this order, and what
+/// each backend is made of from its ``descriptor`` (`Backends/`): its spec forms, its stores and
+/// their identities, its row in `vault doctor`. Adding a backend adds its target, a case here
+/// and its descriptor; what else it brings is its own (its variables in `VaultVariables`, its
+/// remedies, worded in the tool's `ErrorWording`, the tool's options and test fixtures for it).
 public enum BackendKind: String, Sendable, CaseIterable {
     case auto
     case file
@@ -21,14 +20,22 @@ public enum BackendKind: String, Sendable, CaseIterable {
     /// The kinds that are a store (all but `auto`, which picks one of them), in table order.
     public static var stores: [BackendKind] { allCases.filter { $0 != .auto } }
 
-    /// How a store of this kind is named in `vault migrate --from/--to` and `VAULT_FALLBACK`
-    /// (``BackendSpec``): its name, and `file:PATH` for another vault file; none for `auto`.
-    public var specForms: [String] {
+    /// What the glue knows of the backend (nil for `auto`, which picks one).
+    var descriptor: BackendDescriptor? {
         switch self {
-        case .auto: []
-        case .file: [name, name + ":PATH"]
-        case .secretService, .openbao: [name]
+        case .auto: nil
+        case .file: .file
+        case .secretService: .secretService
+        case .openbao: .openbao
         }
+    }
+
+    /// How a store of this kind is named in `vault migrate --from/--to` and `VAULT_FALLBACK`
+    /// (``BackendSpec``): its name, and `NAME:ARGUMENT` when it takes one (`file:PATH`); none
+    /// for `auto`.
+    public var specForms: [String] {
+        guard let descriptor else { return [] }
+        return [name] + (descriptor.argument.map { [name + ":" + $0] } ?? [])
     }
 
     /// Every name: `auto, file, secret-service or openbao`.

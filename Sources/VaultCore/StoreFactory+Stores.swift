@@ -1,7 +1,5 @@
 public import VaultAgeFile
 import VaultFeatures
-import VaultOpenBao
-import VaultSecretService
 public import VaultStorage
 
 /// The stores the factory builds: the one of the resolved backend, a vault file, and a store
@@ -37,29 +35,16 @@ extension StoreFactory {
 
     /// The store `spec` names; a vault file is unlocked with `keys`.
     func makeStore(_ spec: BackendSpec, keys: FileKeySet) throws(VaultError) -> any SecretStore {
-        switch spec {
-        case .secretService:
-            return try makeSecretServiceStore()
-        case .openbao:
-            return try makeOpenBaoStore()
-        case .file(let named):
-            let path = try filePath(named)
-            return FileStore(
-                path: path, keys: try fileKeys(keys, path: path), trust: headerTrust(), cache: try fileKeyCache())
-        }
+        try spec.descriptor.makeStore(self, spec.argument, keys)
     }
 
     /// What tells two specs apart.
     func identity(of spec: BackendSpec) throws(VaultError) -> StoreIdentity {
-        switch spec {
-        case .secretService: return SecretServiceStore.sessionIdentity
-        case .openbao: return try openBaoSettings().identity
-        case .file(let named): return FileStore.identity(path: try filePath(named))
-        }
+        try spec.descriptor.identity(self, spec.argument)
     }
 
     /// `file:PATH`'s path, or the usual vault file for plain `file`.
-    private func filePath(_ named: String?) throws(VaultError) -> String {
+    func filePath(_ named: String?) throws(VaultError) -> String {
         if let named { return named }
         return try filePath()
     }
