@@ -13,8 +13,6 @@ struct BackendSpec: Equatable {
     static func file(path: String?) -> BackendSpec { BackendSpec(kind: .file, argument: path) }
     /// The desktop keyring through the Secret Service.
     static let secretService = BackendSpec(kind: .secretService, argument: nil)
-    /// The OpenBao (or HashiCorp Vault) KV v2 store named by `BAO_ADDR`.
-    static let openbao = BackendSpec(kind: .openbao, argument: nil)
 
     /// Parses a spec; `input` names where it came from, for the error.
     init(parsing text: String, from input: VaultError.Input) throws(VaultError) {
