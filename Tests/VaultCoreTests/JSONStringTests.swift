@@ -1,5 +1,6 @@
 import Testing
 
+@testable import VaultAgeFile
 @testable import VaultCore
 @testable import VaultSystem
 

@@ -6,32 +6,30 @@
 /// for set. Only the lowest flag of a mask is exact (a borrow runs upward and may flag a byte
 /// above a flagged one), and so is the lowest of several masks or-ed together; that is all
 /// ``first(in:from:to:where:)`` uses.
-public enum ByteScan {
-    // Computed, not stored: a client module inlines the functions below, and a stored constant
-    // of another module would be a call to its accessor in every turn of the loop.
-    @inlinable public static var ones: UInt64 { 0x0101_0101_0101_0101 }
-    @inlinable public static var highs: UInt64 { 0x8080_8080_8080_8080 }
+enum ByteScan {
+    private static let ones: UInt64 = 0x0101_0101_0101_0101
+    private static let highs: UInt64 = 0x8080_8080_8080_8080
 
     /// Flags the bytes equal to `byte`.
-    @inlinable @inline(__always)
-    public static func equal(_ word: UInt64, _ byte: UInt8) -> UInt64 {
+    @inline(__always)
+    static func equal(_ word: UInt64, _ byte: UInt8) -> UInt64 {
         let difference = word ^ (ones &* UInt64(byte))
         return (difference &- ones) & ~difference & highs
     }
 
     /// Flags the bytes below 0x20: control characters.
-    @inlinable @inline(__always)
-    public static func control(_ word: UInt64) -> UInt64 { (word &- ones &* 0x20) & ~word & highs }
+    @inline(__always)
+    static func control(_ word: UInt64) -> UInt64 { (word &- ones &* 0x20) & ~word & highs }
 
     /// Flags the bytes above 0x7F: parts of non-ASCII UTF-8.
-    @inlinable @inline(__always)
-    public static func nonASCII(_ word: UInt64) -> UInt64 { word & highs }
+    @inline(__always)
+    static func nonASCII(_ word: UInt64) -> UInt64 { word & highs }
 
     /// The index of the first byte from `index` to `end` that `mask` flags, or `end`.
     ///
     /// `base` is the start of the buffer (bytes `0..<end` are readable), not of the range.
-    @inlinable @inline(__always)
-    public static func first(
+    @inline(__always)
+    static func first(
         in base: UnsafePointer<UInt8>, from index: Int, to end: Int, where mask: (UInt64) -> UInt64
     ) -> Int {
         var index = index

@@ -10,22 +10,22 @@
 /// The reader works on slices of an unsafe buffer (``Bytes``): a scan retains and allocates
 /// nothing, which matters at 10,000 lines. Slices are valid only while the caller's
 /// `withUnsafeBufferPointer` lasts, and nothing here keeps one longer.
-package enum JSONLine {
+enum JSONLine {
     /// Part of a document held in memory for the duration of a scan.
-    package typealias Bytes = Slice<UnsafeBufferPointer<UInt8>>
+    typealias Bytes = Slice<UnsafeBufferPointer<UInt8>>
 
     /// A scanned string: the raw bytes between the quotes, decoded only on demand.
-    package struct RawString {
-        package let raw: Bytes
+    struct RawString {
+        let raw: Bytes
         /// Whether `raw` holds a backslash escape (else it is the string's UTF-8, if valid).
-        package let escaped: Bool
+        let escaped: Bool
 
         /// The decoded string, or `nil` if its escapes or its UTF-8 are invalid.
         ///
         /// Unescaped text is made with `String(decoding:)`, which repairs invalid UTF-8, and then
         /// compared with the bytes: a repair shows as a difference. `String(validating:)` on a
         /// slice instantiates generic metadata at run time on every call.
-        package var string: String? {
+        var string: String? {
             if escaped { return JSONLine.unescape(raw) }
             let bytes = UnsafeBufferPointer(rebasing: raw)
             var text = String(decoding: bytes, as: UTF8.self)
@@ -37,38 +37,38 @@ package enum JSONLine {
         }
 
         /// The string quoted for an error message (``JSONLine/shown(_:)``); invalid UTF-8 repaired.
-        package var shown: String { JSONLine.shown(string ?? String(decoding: raw, as: UTF8.self)) }
+        var shown: String { JSONLine.shown(string ?? String(decoding: raw, as: UTF8.self)) }
 
         /// Whether this is exactly the ASCII text `bytes` (a key), without decoding when it has no escapes.
-        package func isASCII(_ bytes: [UInt8]) -> Bool {
+        func isASCII(_ bytes: [UInt8]) -> Bool {
             if !escaped { return raw.elementsEqual(bytes) }
             return string.map { $0.utf8.elementsEqual(bytes) } ?? false
         }
     }
 
     /// One scanned value: strings stay raw until asked for.
-    package enum Value {
+    enum Value {
         case string(RawString)
         case integer(Int64)
         case null
 
         /// The decoded string, or `nil` if this is not a string or its escapes are invalid.
-        package var string: String? {
+        var string: String? {
             guard case .string(let raw) = self else { return nil }
             return raw.string
         }
     }
 
-    package struct Failure: Error {
-        package let reason: String
+    struct Failure: Error {
+        let reason: String
 
-        package init(reason: String) { self.reason = reason }
+        init(reason: String) { self.reason = reason }
     }
 
     /// Scans one line holding a JSON object and calls `field` for each key and value, in order.
     ///
     /// Keys are handed over raw, so a caller that knows its keys never builds a `String` for them.
-    package static func scanObject(_ line: Bytes, field: (RawString, Value) throws(Failure) -> Void) throws(Failure) {
+    static func scanObject(_ line: Bytes, field: (RawString, Value) throws(Failure) -> Void) throws(Failure) {
         var scanner = Scanner(line)
         try scanner.expect(0x7B, "'{'")
         scanner.skipSpace()
@@ -238,7 +238,7 @@ package enum JSONLine {
     /// A key read from a document, quoted for an error message: at most 40 characters, with
     /// control, format and line-separator characters escaped, so that a hostile file can neither
     /// break the one-line message, flood the terminal, nor send it escape sequences.
-    package static func shown(_ key: String) -> String {
+    static func shown(_ key: String) -> String {
         var out = "'"
         for scalar in key.unicodeScalars.prefix(40) {
             switch scalar.properties.generalCategory {
