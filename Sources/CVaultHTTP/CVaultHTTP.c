@@ -281,6 +281,11 @@ static void perform(void *curl, const CVaultHTTP_Request *request, CVaultHTTP_Re
         } else {
             fail(result, classify(code), error[0] != 0 ? error : fn.curl_easy_strerror(code));
         }
+        int64_t connectMicroseconds = 0;
+        if (fn.curl_easy_getinfo(curl, CVAULTHTTP_CURLINFO_CONNECT_TIME_T, &connectMicroseconds)
+            == CVAULTHTTP_CURLE_OK) {
+            result->connected = connectMicroseconds > 0;
+        }
         buffer_wipe_free(body.bytes, body.capacity);
         buffer_wipe_free(head.bytes, head.capacity);
     }

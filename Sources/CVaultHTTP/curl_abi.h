@@ -36,8 +36,9 @@
 #define CVAULTHTTP_CURLOPT_CONNECTTIMEOUT_MS 156
 #define CVAULTHTTP_CURLOPT_NOPROXY (10000 + 177)
 
-// Information (curl/curl.h): CURLINFO_LONG + 2.
+// Information (curl/curl.h): CURLINFO_LONG + 2; CURLINFO_OFF_T + 52.
 #define CVAULTHTTP_CURLINFO_RESPONSE_CODE (0x200000 + 2)
+#define CVAULTHTTP_CURLINFO_CONNECT_TIME_T (0x600000 + 52)
 
 // Result codes the shim classifies (curl/curl.h, CURLcode).
 #define CVAULTHTTP_CURLE_OK 0

@@ -104,6 +104,7 @@ struct HTTPClientTests {
         let error = try #require(throws: HTTPError.self) { try send(request) }
         #expect(error.kind == .connect)
         #expect(error.isConnectionFailure)
+        #expect(!error.connected)
         #expect(error.server == "http://127.0.0.1:\(port)")
         let vaultError = error.vaultError
         #expect(vaultError.code == .unavailable)
@@ -123,6 +124,9 @@ struct HTTPClientTests {
             }
             let elapsed = Date().timeIntervalSince(started)
             #expect(error.kind == .timeout)
+            // Connected, then not answered: OpenBao's cluster tells this from a node that did not
+            // accept the connection by this, never by the clock.
+            #expect(error.connected, "\(url)")
             #expect(error.vaultError.code == .unavailable)
             #expect(!error.vaultError.message.contains("t0ken"))
             // Not before the deadline (what the client controls); the upper bound only catches a

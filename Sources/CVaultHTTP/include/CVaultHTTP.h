@@ -78,6 +78,9 @@ typedef struct CVaultHTTP_Result {
     /// When failure is not None: curl's description, NUL-terminated (it names the host, never
     /// a header or the body).
     char reason[256];
+    /// When failure is not None: whether the connection had been made. A timeout after it is a
+    /// server that does not answer; before it, one that did not accept the connection.
+    bool connected;
     /// The HTTP status of the response.
     long status;
     /// The response's header block (the last response's, "Name: value\r\n" lines, without the

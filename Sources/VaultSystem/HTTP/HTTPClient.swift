@@ -128,7 +128,7 @@ package struct HTTPClient: Sendable {
             let reason = withUnsafeBytes(of: result.reason) { raw in
                 String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
             }
-            throw HTTPError(HTTPError.Kind(result.failure), server: server, reason: reason)
+            throw HTTPError(HTTPError.Kind(result.failure), server: server, reason: reason, connected: result.connected)
         }
         // Straight from the shim's buffer (wiped by CVaultHTTP_ResultClear) into secret bytes.
         let body =

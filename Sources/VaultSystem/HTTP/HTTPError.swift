@@ -25,10 +25,16 @@ package struct HTTPError: Error, Sendable, Equatable {
     /// libcurl's reason, e.g. "Failed to connect to 127.0.0.1 port 1: Connection refused".
     package var reason: String
 
-    package init(_ kind: Kind, server: String, reason: String) {
+    /// Whether the connection had been made: a timeout after it is a server that does not
+    /// answer, before it one that did not accept the connection (curl's connect time, not a
+    /// comparison of clocks).
+    package var connected: Bool
+
+    package init(_ kind: Kind, server: String, reason: String, connected: Bool = false) {
         self.kind = kind
         self.server = server
         self.reason = reason
+        self.connected = connected
     }
 
     /// Whether another node might answer: the connection never carried a request.
