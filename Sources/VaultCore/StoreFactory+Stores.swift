@@ -16,9 +16,15 @@ extension StoreFactory {
 
     /// Builds the file store at ``filePath()`` unlocked by the `VAULT_*` key variables.
     public func makeFileStore() throws(VaultError) -> FileStore {
-        let path = try filePath()
+        try makeFileStore(named: nil, keys: .vault)
+    }
+
+    /// The file store at `named` (nil: ``filePath()``), unlocked by the key variables of `keys`:
+    /// the one way a vault file's store is made, for the resolved backend and for a spec.
+    func makeFileStore(named: String?, keys: FileKeySet) throws(VaultError) -> FileStore {
+        let path = try filePath(named)
         return FileStore(
-            path: path, keys: try fileKeys(.vault, path: path), trust: headerTrust(), cache: try fileKeyCache())
+            path: path, keys: try fileKeys(keys, path: path), trust: headerTrust(), cache: try fileKeyCache())
     }
 
     /// The kernel keyring's cache of unlocked file keys, with the policy of `VAULT_UNLOCK_TTL`,

@@ -7,12 +7,7 @@ extension BackendDescriptor {
     /// An age file that `age -d` opens (`file`, or `file:PATH` for another one).
     static let file = BackendDescriptor(
         argument: "PATH",
-        makeStore: { (factory, path, keys) throws(VaultError) in
-            let path = try factory.filePath(path)
-            return FileStore(
-                path: path, keys: try factory.fileKeys(keys, path: path), trust: factory.headerTrust(),
-                cache: try factory.fileKeyCache())
-        },
+        makeStore: { (factory, path, keys) throws(VaultError) in try factory.makeFileStore(named: path, keys: keys) },
         identity: { (factory, path) throws(VaultError) in FileStore.identity(path: try factory.filePath(path)) },
         diagnose: { (factory, _) throws(VaultError) in try fileRow(factory) })
 
