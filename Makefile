@@ -30,12 +30,13 @@ BUILD_PACKAGES = g++
 # GitLibsecretInteropTests builds git's libsecret helper with them), libcurl4-openssl-dev (HTTPABITests);
 # clang-format checks the C shims' format (make lint; the Swift toolchain has none).
 # keyutils (keyctl) and python3-seccomp observe the unlock cache in the kernel keyring and block
-# its system calls (UnlockTests); openssh-client has ssh-keygen for the SSH key tests.
+# its system calls (UnlockTests); openssh-client has ssh-keygen for the SSH key tests; procps has
+# the ps that Tests/watchdog.sh lists a hung run's processes with.
 TEST_PACKAGES = $(BUILD_PACKAGES) libsecret-1-dev pkg-config age libsecret-1-0 libsecret-tools gnome-keyring dbus libglib2.0-bin python3 \
 	python3-keyring python3-dbus python3-gi python3-cryptography gcc binutils zsh fish groff-base strace util-linux \
 	python3-venv curl libcurl4 git keepassxc libkf5wallet-bin libqca-qt5-2-plugins xvfb xdotool \
 	docker-registry skopeo apache2-utils bash-completion libcurl4-openssl-dev clang-format \
-	keyutils python3-seccomp openssh-client
+	keyutils python3-seccomp openssh-client procps
 # The Debian package (make deb, make test-deb): dpkg-shlibdeps in dpkg-dev computes Depends,
 # binutils strips; the test lints with lintian and installs into a root made by debootstrap.
 DEB_PACKAGES = dpkg-dev binutils
@@ -185,19 +186,21 @@ test-deb:
 # SecretServiceUnlockTests sets, gets and reads back with secret-tool there, new and existing items.
 PROVIDER_SUITES = StoreContractTests|SecretServiceInteropTests|SecretServiceListingTests|MigrateSecretServiceTests|FallbackCommandTests|SecretServiceCommandTests
 
-# The whole suite runs inside a private D-Bus session with an unlocked gnome-keyring and a
+# The whole suite runs on a private D-Bus session bus with an unlocked gnome-keyring and a
 # throwaway HOME (Tests/with-keyring.sh). VAULT_TEST_KEYRING=1 makes a missing keyring a failure.
 # VAULT_TEST_STRICT=1 makes every missing test component (server, tool, PyPI package) a failure.
+# Each run has a time limit far above its length (Tests/watchdog.sh): a hang ends the run with the
+# processes that hung, instead of holding CI until its own limit.
 test: test-deps test-venv
 	$(MAKE) lint
 	$(MAKE) fuzz FUZZ_SECONDS=$(FUZZ_SMOKE_SECONDS)
 	$(SWIFT) build --build-tests $(LINK_FLAGS)
 	VAULT_BINARY="$$($(SWIFT) build --show-bin-path)/vault" VAULT_TEST_KEYRING=1 VAULT_TEST_STRICT=1 VAULT_TEST_VENV=$(VENV) \
-		dbus-run-session -- sh Tests/with-keyring.sh $(SWIFT) test --skip-build
+		sh Tests/watchdog.sh 40 sh Tests/with-keyring.sh $(SWIFT) test --skip-build
 	VAULT_BINARY="$$($(SWIFT) build --show-bin-path)/vault" VAULT_TEST_STRICT=1 VAULT_TEST_VENV=$(VENV) \
-		sh Tests/with-keepassxc.sh $(SWIFT) test --skip-build --filter '$(PROVIDER_SUITES)'
+		sh Tests/watchdog.sh 15 sh Tests/with-keepassxc.sh $(SWIFT) test --skip-build --filter '$(PROVIDER_SUITES)'
 	VAULT_BINARY="$$($(SWIFT) build --show-bin-path)/vault" VAULT_TEST_STRICT=1 VAULT_TEST_VENV=$(VENV) \
-		sh Tests/with-kwallet.sh $(SWIFT) test --skip-build --filter '$(PROVIDER_SUITES)'
+		sh Tests/watchdog.sh 15 sh Tests/with-kwallet.sh $(SWIFT) test --skip-build --filter '$(PROVIDER_SUITES)'
 	$(MAKE) test-deb
 
 # Fuzzing with libFuzzer, which ships with the Swift toolchain (swiftc -sanitize=fuzzer). No flags

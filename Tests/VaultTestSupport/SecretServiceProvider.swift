@@ -62,7 +62,7 @@ public struct KWalletSessionFlakes: SuiteTrait, TestTrait, TestScoping {
 /// three runs in all. The calls the tests make this way are idempotent (store, lookup, search).
 public func runSecretServiceClient(
     _ path: String, _ arguments: [String], input: [UInt8] = [], environment: [String: String]? = nil,
-    timeout: Double? = nil
+    timeout: Double = defaultToolTimeout
 ) throws -> ToolResult {
     var result = try runTool(path, arguments, input: input, environment: environment, timeout: timeout)
     var runs = 1

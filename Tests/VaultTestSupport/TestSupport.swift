@@ -1,4 +1,5 @@
 public import Foundation
+public import Testing
 
 /// The package root: the nearest folder above this file (symlinks resolved) holding Package.swift.
 public func packageRoot(file: String = #filePath) -> URL? {
@@ -30,6 +31,8 @@ public struct ToolResult: Sendable {
     public var stdout: [UInt8]
     public var stderr: String
     public var stdoutText: String { String(decoding: stdout, as: UTF8.self) }
+    /// Whether the program was stopped for running too long (the status of such a run).
+    public var timedOut: Bool { status == -1 }
 
     public init(status: Int32, stdout: [UInt8], stderr: String) {
         self.status = status
@@ -45,16 +48,28 @@ public func inheritedEnvironment(adding extra: [String: String]) -> [String: Str
 }
 
 /// Runs a program to completion (a ``ChildProcess``): stdin from `input`, stdout and stderr on
-/// files, so no pipe can fill up and deadlock. With a `timeout`, a program still running after
-/// that many seconds is stopped (`stopChild`) and its status is -1. With `ownGroup`, it leads a
-/// new process group. `environment` nil inherits this process's.
+/// files, so no pipe can fill up and deadlock. A program still running after `timeout` seconds is
+/// stopped (`stopChild`), its status is -1, and the test records an issue that names it: a hang
+/// fails its own test instead of holding the whole run until CI's limit. The default is far above
+/// any program's run here, on the slowest machine. With `ownGroup`, it leads a new process group.
+/// `environment` nil inherits this process's.
 public func runTool(
     _ path: String, _ arguments: [String], input: [UInt8] = [], environment: [String: String]? = nil,
-    timeout: Double? = nil, ownGroup: Bool = false
+    timeout: Double = defaultToolTimeout, ownGroup: Bool = false,
+    fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
 ) throws -> ToolResult {
-    try ChildProcess(path, arguments, environment: environment, input: input, ownGroup: ownGroup)
+    let result = try ChildProcess(path, arguments, environment: environment, input: input, ownGroup: ownGroup)
         .finish(timeout: timeout)
+    if result.timedOut {
+        Issue.record(
+            "\(path) \(arguments.prefix(8)) did not finish within \(Int(timeout)) s; stderr: \(result.stderr)",
+            sourceLocation: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column))
+    }
+    return result
 }
+
+/// How long ``runTool`` lets a program run unless told otherwise, in seconds.
+public let defaultToolTimeout: Double = 600
 
 /// Runs a Python snippet over files made from `inputs`: each input is written to a file, the
 /// snippet gets their paths as arguments and writes `PATH.out` for each. One run for all inputs keeps

@@ -52,7 +52,8 @@ struct OAuthServer: Sendable {
     @discardableResult
     func post(_ path: String, _ fields: [String: String]) throws -> Data {
         let arguments =
-            ["-s", "-f", "-X", "POST"] + fields.flatMap { ["--data-urlencode", "\($0.key)=\($0.value)"] } + [
+            ["-s", "-f", "--max-time", "30", "-X", "POST"]
+            + fields.flatMap { ["--data-urlencode", "\($0.key)=\($0.value)"] } + [
                 base + path
             ]
         let result = try runTool("/usr/bin/curl", arguments, input: [], environment: [:])
@@ -64,7 +65,8 @@ struct OAuthServer: Sendable {
 
     /// The server's counters: token_requests, refresh_requests, polls, device_requests, revoked_families.
     func stats() throws -> [String: Int] {
-        let result = try runTool("/usr/bin/curl", ["-s", "-f", base + "/test/stats"], input: [], environment: [:])
+        let result = try runTool(
+            "/usr/bin/curl", ["-s", "-f", "--max-time", "30", base + "/test/stats"], input: [], environment: [:])
         return (try JSONSerialization.jsonObject(with: Data(result.stdout)) as? [String: Int]) ?? [:]
     }
 
