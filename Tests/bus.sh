@@ -1,6 +1,6 @@
-# The tests' D-Bus helpers, the one home of starting a private bus and of waiting for a name on
-# one; sourced, never run: by Tests/with-keyring.sh, Tests/private-session.sh (for
-# Tests/with-keepassxc.sh and Tests/with-kwallet.sh), and by PrivateBus
+# The tests' D-Bus helpers, the one home of starting a private bus, of waiting for a name on one
+# and of asking whether a Secret Service is ready; sourced, never run: by Tests/with-keyring.sh,
+# Tests/private-session.sh (for Tests/with-keepassxc.sh and Tests/with-kwallet.sh), and by PrivateBus
 # (Tests/VaultTestSupport/PrivateBus.swift) through `sh -c`. A shell harness that starts a
 # provider itself (FakeSecretService's) waits the same way:
 #
@@ -40,6 +40,18 @@ start_private_bus() {
 owned() {
     gdbus call --session --dest org.freedesktop.DBus --object-path /org/freedesktop/DBus \
         --method org.freedesktop.DBus.NameHasOwner "$1" 2>/dev/null | grep -q true
+}
+
+# Succeeds when the Secret Service's default collection exists and is unlocked (a call that
+# starts the provider if the bus can).
+default_collection_unlocked() {
+    collection=$(gdbus call --session --dest org.freedesktop.secrets --object-path /org/freedesktop/secrets \
+        --method org.freedesktop.Secret.Service.ReadAlias default 2>/dev/null \
+        | sed -n "s/^(objectpath '\(.*\)',)$/\1/p")
+    [ -n "$collection" ] && [ "$collection" != / ] \
+        && gdbus call --session --dest org.freedesktop.secrets --object-path "$collection" \
+            --method org.freedesktop.DBus.Properties.Get org.freedesktop.Secret.Collection Locked 2>/dev/null \
+        | grep -q false
 }
 
 # wait_until SECONDS [-p PID] CHECK [ARG...]: runs CHECK every 0.1 s until it succeeds (status 0).

@@ -90,19 +90,8 @@ start() {
     pids="$pids $pid"
 }
 
-# Succeeds when the Secret Service's default collection exists and is unlocked.
-default_collection_unlocked() {
-    collection=$(gdbus call --session --dest org.freedesktop.secrets --object-path /org/freedesktop/secrets \
-        --method org.freedesktop.Secret.Service.ReadAlias default 2>/dev/null \
-        | sed -n "s/^(objectpath '\(.*\)',)$/\1/p")
-    [ -n "$collection" ] && [ "$collection" != / ] \
-        && gdbus call --session --dest org.freedesktop.secrets --object-path "$collection" \
-            --method org.freedesktop.DBus.Properties.Get org.freedesktop.Secret.Collection Locked 2>/dev/null \
-        | grep -q false
-}
-
-# Waits up to 20 s for the check `$@` (`owned NAME`, Tests/bus.sh, or a function here) to succeed
-# while process `$pid` (the provider) runs.
+# Waits up to 20 s for the check `$@` (`owned NAME` or `default_collection_unlocked`, Tests/bus.sh)
+# to succeed while process `$pid` (the provider) runs.
 await() {
     waited=0
     wait_until 20 -p "$pid" "$@" || waited=$?

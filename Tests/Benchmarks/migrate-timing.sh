@@ -2,7 +2,7 @@
 # Times `vault migrate` of COUNT secrets (default 1000): file -> file, file -> secret-service and
 # secret-service -> file, each with the secrets starting in the source and the destination empty.
 # It uses a private keyring, never yours:
-#     swift build && dbus-run-session -- sh Tests/with-keyring.sh sh Tests/Benchmarks/migrate-timing.sh [COUNT]
+#     swift build && sh Tests/with-keyring.sh sh Tests/Benchmarks/migrate-timing.sh [COUNT]
 # VAULT_BINARY names the binary (default .build/debug/vault); VALUE_BYTES the size of each value (40).
 set -eu
 count=${1:-1000}

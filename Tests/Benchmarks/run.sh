@@ -220,12 +220,12 @@ echo "$present" >"$out/concurrency-count.txt"
 unset VAULT_IDENTITY_FILE GNUPGHOME PASSWORD_STORE_DIR
 
 # --- Secret Service: a private gnome-keyring on a private session bus -------------------------
-dbus-run-session -- sh "$root/Tests/with-keyring.sh" \
+sh "$root/Tests/with-keyring.sh" \
     bash "$here/secret-service.sh" "$vault" "$out" "$runs" "$warmup" \
     || fail "the Secret Service group failed"
 
 # --- vault as the Secret Service against gnome-keyring, side by side ----------------------------
-dbus-run-session -- sh "$root/Tests/with-keyring.sh" \
+sh "$root/Tests/with-keyring.sh" \
     bash "$here/secret-service-provider.sh" "$vault" "$out" "$runs" "$warmup" \
     || fail "the Secret Service provider group failed"
 

@@ -3,7 +3,7 @@
 # among 100 from each provider, in one hyperfine run, and each provider's resident memory (VmRSS)
 # holding those 100 items. run.sh starts it as
 #
-#     dbus-run-session -- sh Tests/with-keyring.sh bash secret-service-provider.sh VAULT OUT_DIR RUNS WARMUP
+#     sh Tests/with-keyring.sh bash secret-service-provider.sh VAULT OUT_DIR RUNS WARMUP
 #
 # gnome-keyring answers on that session bus; vault's provider (`vault secret-service serve`, an
 # identity vault in a throw-away folder) on a private bus of its own (Tests/bus.sh). Each

@@ -2,7 +2,7 @@
 # The Secret Service group of the benchmark: vault, secret-tool and python3 -m keyring reading
 # the same item from a private gnome-keyring. run.sh starts it as
 #
-#     dbus-run-session -- sh Tests/with-keyring.sh bash secret-service.sh VAULT OUT_DIR RUNS WARMUP
+#     sh Tests/with-keyring.sh bash secret-service.sh VAULT OUT_DIR RUNS WARMUP
 #
 # The item is addressed as they all address it: attributes service=vault, username=NAME.
 # Then `ls` of a service with 100 items against `secret-tool search --all` of it, and `set` (a

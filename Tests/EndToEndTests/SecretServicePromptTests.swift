@@ -8,7 +8,7 @@ import VaultTestSupport
 /// terminal vault fails at once and opens no dialog.
 ///
 /// Each script runs in a display, session bus and provider of its own (Tests/with-display.sh, then
-/// dbus-run-session and Tests/with-keyring.sh, or Tests/with-keepassxc.sh), so locking the keyring
+/// Tests/with-keyring.sh or Tests/with-keepassxc.sh), so locking the keyring
 /// or changing KeePassXC's settings disturbs no other test.
 /// One test at a time: two X servers started together with `-displayfd` can pick the same
 /// display number, and one test's dialog tool then finds no display.
@@ -63,7 +63,7 @@ struct SecretServicePromptTests {
             wait "$pid"; echo "$?" >"$OUT/cancel.status"
             """
         let run = try HarnessScript(
-            ["Tests/with-display.sh", "dbus-run-session", "--", "sh", "Tests/with-keyring.sh"], script: script,
+            ["Tests/with-display.sh", "sh", "Tests/with-keyring.sh"], script: script,
             environment: ["VAULT_SERVICE": "vault-e2e-prompt", "VAULT_TEST_KEYRING_PASSWORD": Self.password])
         defer { run.cleanUp() }
         let read = run.read
