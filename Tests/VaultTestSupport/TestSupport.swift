@@ -62,7 +62,7 @@ public func runTool(
         .finish(timeout: timeout)
     if result.timedOut {
         Issue.record(
-            "\(path) \(arguments.prefix(8)) did not finish within \(Int(timeout)) s; stderr: \(result.stderr)",
+            "\(path) \(arguments.prefix(8)) did not finish within \(timeout) s; stderr: \(result.stderr)",
             sourceLocation: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column))
     }
     return result
