@@ -164,9 +164,9 @@ extension OpenBaoClient {
                 case .timeout where !error.connected && !deadline.hasPassed:
                     // The connection was not made in the time one node is given (a host that
                     // died without a word): the request never left, another node may serve it.
-                    // One that was made and then not answered had the whole remaining time:
-                    // told by curl, not by comparing its clock with the deadline's, which may
-                    // end a fraction of a millisecond apart.
+                    // One that was made and then not answered had the whole remaining time. curl
+                    // says which (its clock and the deadline's can end a fraction of a
+                    // millisecond apart).
                     return .notRun("\(prefix)\(error.server) did not accept a connection in time: \(error.reason)")
                 case .timeout:
                     // The attempt had the whole remaining time: the deadline is over.

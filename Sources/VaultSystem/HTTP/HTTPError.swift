@@ -25,9 +25,8 @@ package struct HTTPError: Error, Sendable, Equatable {
     /// libcurl's reason, e.g. "Failed to connect to 127.0.0.1 port 1: Connection refused".
     package var reason: String
 
-    /// Whether the connection had been made: a timeout after it is a server that does not
-    /// answer, before it one that did not accept the connection (curl's connect time, not a
-    /// comparison of clocks).
+    /// Whether the connection had been made (curl's connect time): a timeout after it is a server
+    /// that does not answer, before it one that did not accept the connection.
     package var connected: Bool
 
     package init(_ kind: Kind, server: String, reason: String, connected: Bool = false) {

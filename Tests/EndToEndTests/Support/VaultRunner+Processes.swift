@@ -7,19 +7,6 @@ import VaultTestSupport
 #endif
 
 extension VaultRunner {
-    /// Runs vault like `run`, but fails the test instead of hanging if it takes over `seconds`.
-    func run(
-        _ arguments: [String], stdin: [UInt8] = [], env extra: [String: String] = [:], timeout seconds: Double,
-        sourceLocation: SourceLocation = #_sourceLocation
-    ) throws -> ToolResult {
-        let child = try start(arguments, stdin: stdin, env: extra)
-        guard let result = try child.wait(seconds: seconds) else {
-            Issue.record("vault \(arguments) did not finish within \(seconds) s", sourceLocation: sourceLocation)
-            return ToolResult(status: -1, stdout: [], stderr: "timed out")
-        }
-        return result
-    }
-
     /// Starts vault without waiting for it.
     func start(_ arguments: [String], stdin: [UInt8] = [], env extra: [String: String] = [:], stdinPipe: Pipe? = nil)
         throws -> ChildProcess

@@ -37,13 +37,18 @@ struct VaultRunner {
         return Self.packageRoot.appendingPathComponent(".build/debug/vault").path
     }
 
+    /// Runs vault to completion; one still running after `timeout` seconds is stopped and fails
+    /// the test (``runTool``).
     @discardableResult
     func run(
-        _ arguments: [String], stdin: [UInt8] = [], env extra: [String: String] = [:], unset: [String] = []
+        _ arguments: [String], stdin: [UInt8] = [], env extra: [String: String] = [:], unset: [String] = [],
+        timeout: Double = defaultToolTimeout, sourceLocation: SourceLocation = #_sourceLocation
     ) throws -> ToolResult {
         var env = environment.merging(extra) { $1 }
         for name in unset { env.removeValue(forKey: name) }
-        return try runTool(Self.binary, arguments, input: stdin, environment: env)
+        return try runTool(
+            Self.binary, arguments, input: stdin, environment: env, timeout: timeout, fileID: sourceLocation.fileID,
+            filePath: sourceLocation.filePath, line: sourceLocation.line, column: sourceLocation.column)
     }
 }
 
