@@ -4,6 +4,7 @@
 #   make lint      swift format lint --strict
 #   make bench     benchmarks against the peer tools (docs/benchmarks.md)
 #   make fuzz      fuzz the age parser and the vault document decoder for FUZZ_SECONDS
+#   make startup-order  remake packaging/startup.order from the release build (after code changes)
 
 PREFIX ?= /usr/local
 DESTDIR ?=
@@ -63,15 +64,28 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # made every start and dladdr slower. It is linked by lld with packed relative relocations
 # (DT_RELR, read by glibc 2.36, which the binary needs anyway): the loader applies 47,000
 # relocations from a 9 KB bitmap instead of a 1.1 MB table. Gold cannot pack them, and bfd lays
-# the binary out without a read-only-after-relocation segment. All of these are link-time only;
-# the code is the same.
+# the binary out without a read-only-after-relocation segment. libgcc is linked in statically
+# too (its unwinder, for the runtime's C++): loading libgcc_s cost every start a library and its
+# constructor, which runs cpuid a dozen times, each a trap to the hypervisor on a virtual
+# machine (design.md, "Speed"). All of these are link-time only; the code is the same.
 STATIC_CXX_DIR = $(CURDIR)/.build/static-libstdc++
 # No run path: SwiftPM adds RUNPATH $ORIGIN by default, and with it the loader (and the dlopen of
 # libsecret) would take a library planted beside a copy of vault. The tests' build has none either
 # (BinaryLoadingTests checks the binary they run).
 LINK_FLAGS = --disable-local-rpath
 RELR_FLAGS = -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs
-RELEASE_FLAGS = -c release --static-swift-stdlib -Xswiftc -L$(STATIC_CXX_DIR) -Xlinker --no-export-dynamic $(RELR_FLAGS) $(LINK_FLAGS)
+STATIC_GCC_FLAGS = -Xswiftc -Xclang-linker -Xswiftc -static-libgcc
+# The functions the common commands run, laid out first and in the order they first run
+# (packaging/startup.order, made by `make startup-order`): a command then faults in a few dozen
+# pages of code instead of about a hundred spread over 13 MB. Names the code no longer has are
+# skipped, hence no warnings for them. The linker moves sections, not functions, so every
+# function of vault's Swift and C code (BoringSSL's included) gets a section of its own; the static
+# Swift runtime comes that way.
+STARTUP_ORDER = $(CURDIR)/packaging/startup.order
+STARTUP_ORDER_FLAGS = -Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections \
+	-Xlinker --symbol-ordering-file=$(STARTUP_ORDER) -Xlinker --no-warn-symbol-ordering
+RELEASE_FLAGS = -c release --static-swift-stdlib -Xswiftc -L$(STATIC_CXX_DIR) -Xlinker --no-export-dynamic $(RELR_FLAGS) \
+	$(STATIC_GCC_FLAGS) $(STARTUP_ORDER_FLAGS) $(LINK_FLAGS)
 
 # Installs the Debian packages in $(1) that are missing; does nothing when all are present.
 define apt_install
@@ -84,7 +98,7 @@ define apt_install
 endef
 
 .PHONY: all build build-deps test-deps test-venv bench-deps install uninstall test lint bench fuzz fuzz-build clean
-.PHONY: deb deb-deps test-deb
+.PHONY: deb deb-deps test-deb startup-order
 
 all: build
 
@@ -257,6 +271,17 @@ lint:
 # exports go to bench-out/. Fails on a broken measurement, never on a missed speed target.
 bench: bench-deps build test-venv
 	bash Tests/Benchmarks/run.sh "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/vault" bench-out docs/benchmarks.md
+
+# packaging/startup.order from the release build as it is, profiled by callgrind on the common
+# commands (packaging/startup-order.sh), then the release build linked again in that order. Made
+# again when the code has changed enough that the benchmark's page faults grow (design.md, "Speed").
+startup-order: build test-deps
+	$(call apt_install,valgrind)
+	sh Tests/with-keyring.sh sh packaging/startup-order.sh "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/vault" \
+		$(STARTUP_ORDER).new
+	mv $(STARTUP_ORDER).new $(STARTUP_ORDER)
+	rm -f "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/vault"  # SwiftPM does not see the file change
+	$(MAKE) build
 
 clean:
 	rm -rf .build .build-*

@@ -9,7 +9,10 @@ enum HelperRole {
     case docker
 
     init?(programPath: String) {
-        let name = programPath.split(separator: "/").last.map(String.init) ?? programPath
+        // The last component, as a slice of the path: every start asks, so no array of parts.
+        let bytes = programPath.utf8
+        let start = bytes.lastIndex(of: UInt8(ascii: "/")).map(bytes.index(after:)) ?? bytes.startIndex
+        let name = Substring(bytes[start...])
         switch name {
         case "git-credential-vault": self = .git
         case "docker-credential-vault": self = .docker
