@@ -1,5 +1,6 @@
 import VaultCore
 import VaultStorage
+import VaultSystem
 
 /// The credential helpers vault also is, chosen by the name it is run under (argv[0]): a
 /// symbolic link `git-credential-vault` or `docker-credential-vault` to the binary, whatever
@@ -9,11 +10,7 @@ enum HelperRole {
     case docker
 
     init?(programPath: String) {
-        // The last component, as a slice of the path: every start asks, so no array of parts.
-        let bytes = programPath.utf8
-        let start = bytes.lastIndex(of: UInt8(ascii: "/")).map(bytes.index(after:)) ?? bytes.startIndex
-        let name = Substring(bytes[start...])
-        switch name {
+        switch FileSystem.baseName(of: programPath) {
         case "git-credential-vault": self = .git
         case "docker-credential-vault": self = .docker
         default: return nil
