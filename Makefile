@@ -86,6 +86,9 @@ STARTUP_ORDER_FLAGS = -Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffun
 	-Xlinker --symbol-ordering-file=$(STARTUP_ORDER) -Xlinker --no-warn-symbol-ordering
 RELEASE_FLAGS = -c release --static-swift-stdlib -Xswiftc -L$(STATIC_CXX_DIR) -Xlinker --no-export-dynamic $(RELR_FLAGS) \
 	$(STATIC_GCC_FLAGS) $(STARTUP_ORDER_FLAGS) $(LINK_FLAGS)
+# The release and debug binaries' paths, for recipes (shell command substitutions).
+RELEASE_BINARY = "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/vault"
+DEBUG_BINARY = "$$($(SWIFT) build --show-bin-path)/vault"
 
 # Installs the Debian packages in $(1) that are missing; does nothing when all are present.
 define apt_install
@@ -134,7 +137,7 @@ COMPLETIONS = $(SHAREDIR)/bash-completion/completions/$(NAME) $(SHAREDIR)/zsh/si
 	$(SHAREDIR)/fish/vendor_completions.d/$(NAME).fish
 
 install: $(if $(INSTALL_BINARY),,build)
-	@binary="$(INSTALL_BINARY)"; [ -n "$$binary" ] || binary="$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/vault"; \
+	@binary="$(INSTALL_BINARY)"; [ -n "$$binary" ] || binary=$(RELEASE_BINARY); \
 	IFS=:; for dir in $$PATH; do \
 		if [ -x "$$dir/$(NAME)" ] && [ "$$dir" != "$(PREFIX)/bin" ] && [ "$$dir/$(NAME)" != "$$binary" ]; then \
 			version=$$(timeout 5 "$$dir/$(NAME)" --version </dev/null 2>/dev/null | head -n 1); \
@@ -172,7 +175,7 @@ deb-deps:
 # README, "Install"): the files `make install` installs, at Debian's paths.
 DEB_DIR = $(CURDIR)/.build/deb
 deb: build deb-deps
-	sh packaging/deb/build.sh "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/vault" $(DEB_DIR)
+	sh packaging/deb/build.sh $(RELEASE_BINARY) $(DEB_DIR)
 
 # The package built, linted, installed into a minimal Debian 12 root and removed again
 # (Tests/check-deb.sh), from the debug build the suites ran. That build loads the Swift runtime
@@ -189,7 +192,7 @@ test-deb:
 	$(call apt_install,$(DEB_TEST_PACKAGES))
 	$(SWIFT) build --product vault $(LINK_FLAGS) $(DEB_TEST_LINK)
 	mkdir -p $(dir $(DEB_TEST_BINARY))
-	cp "$$($(SWIFT) build --show-bin-path)/vault" $(DEB_TEST_BINARY)
+	cp $(DEBUG_BINARY) $(DEB_TEST_BINARY)
 	$(SWIFT) build --product vault $(LINK_FLAGS)
 	sh Tests/check-deb.sh $(DEB_TEST_BINARY)
 
@@ -209,11 +212,11 @@ test: test-deps test-venv
 	$(MAKE) lint
 	$(MAKE) fuzz FUZZ_SECONDS=$(FUZZ_SMOKE_SECONDS)
 	$(SWIFT) build --build-tests $(LINK_FLAGS)
-	VAULT_BINARY="$$($(SWIFT) build --show-bin-path)/vault" VAULT_TEST_KEYRING=1 VAULT_TEST_STRICT=1 VAULT_TEST_VENV=$(VENV) \
+	VAULT_BINARY=$(DEBUG_BINARY) VAULT_TEST_KEYRING=1 VAULT_TEST_STRICT=1 VAULT_TEST_VENV=$(VENV) \
 		sh Tests/watchdog.sh 40 sh Tests/with-keyring.sh $(SWIFT) test --skip-build
-	VAULT_BINARY="$$($(SWIFT) build --show-bin-path)/vault" VAULT_TEST_STRICT=1 VAULT_TEST_VENV=$(VENV) \
+	VAULT_BINARY=$(DEBUG_BINARY) VAULT_TEST_STRICT=1 VAULT_TEST_VENV=$(VENV) \
 		sh Tests/watchdog.sh 15 sh Tests/with-keepassxc.sh $(SWIFT) test --skip-build --filter '$(PROVIDER_SUITES)'
-	VAULT_BINARY="$$($(SWIFT) build --show-bin-path)/vault" VAULT_TEST_STRICT=1 VAULT_TEST_VENV=$(VENV) \
+	VAULT_BINARY=$(DEBUG_BINARY) VAULT_TEST_STRICT=1 VAULT_TEST_VENV=$(VENV) \
 		sh Tests/watchdog.sh 15 sh Tests/with-kwallet.sh $(SWIFT) test --skip-build --filter '$(PROVIDER_SUITES)'
 	$(MAKE) test-deb
 
@@ -270,17 +273,16 @@ lint:
 # (Tests/Benchmarks/run.sh). Writes docs/benchmarks.md and docs/benchmarks.svg; raw hyperfine
 # exports go to bench-out/. Fails on a broken measurement, never on a missed speed target.
 bench: bench-deps build test-venv
-	bash Tests/Benchmarks/run.sh "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/vault" bench-out docs/benchmarks.md
+	bash Tests/Benchmarks/run.sh $(RELEASE_BINARY) bench-out docs/benchmarks.md
 
 # packaging/startup.order from the release build as it is, profiled by callgrind on the common
 # commands (packaging/startup-order.sh), then the release build linked again in that order. Made
 # again when the code has changed enough that the benchmark's page faults grow (design.md, "Speed").
 startup-order: build test-deps
 	$(call apt_install,valgrind)
-	sh Tests/with-keyring.sh sh packaging/startup-order.sh "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/vault" \
-		$(STARTUP_ORDER).new
+	sh Tests/with-keyring.sh sh packaging/startup-order.sh $(RELEASE_BINARY) $(STARTUP_ORDER).new
 	mv $(STARTUP_ORDER).new $(STARTUP_ORDER)
-	rm -f "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/vault"  # SwiftPM does not see the file change
+	rm -f $(RELEASE_BINARY)  # SwiftPM does not see the file change
 	$(MAKE) build
 
 clean:
