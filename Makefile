@@ -28,12 +28,13 @@ BUILD_PACKAGES = g++
 # zsh, fish and groff check the completion scripts and the man page; strace injects SIGKILL at
 # each system call of a write (crash-safety tests); util-linux has setpriv; the real headers the
 # ABI tests compile the shims' copies against: libsecret-1-dev with pkg-config (SecretServiceABITests;
-# GitLibsecretInteropTests builds git's libsecret helper with them), libcurl4-openssl-dev (HTTPABITests);
+# GitLibsecretInteropTests builds git's libsecret helper with them), libsystemd-dev (the direct read's
+# sd-bus, SecretServiceABITests), libcurl4-openssl-dev (HTTPABITests);
 # clang-format checks the C shims' format (make lint; the Swift toolchain has none).
 # keyutils (keyctl) and python3-seccomp observe the unlock cache in the kernel keyring and block
 # its system calls (UnlockTests); openssh-client has ssh-keygen for the SSH key tests; procps has
 # the ps that Tests/watchdog.sh lists a hung run's processes with.
-TEST_PACKAGES = $(BUILD_PACKAGES) libsecret-1-dev pkg-config age libsecret-1-0 libsecret-tools gnome-keyring dbus libglib2.0-bin python3 \
+TEST_PACKAGES = $(BUILD_PACKAGES) libsecret-1-dev libsystemd-dev pkg-config age libsecret-1-0 libsecret-tools gnome-keyring dbus libglib2.0-bin python3 \
 	python3-keyring python3-dbus python3-gi python3-cryptography gcc binutils zsh fish groff-base strace util-linux \
 	python3-venv curl libcurl4 git keepassxc libkf5wallet-bin libqca-qt5-2-plugins xvfb xdotool \
 	docker-registry skopeo apache2-utils bash-completion libcurl4-openssl-dev clang-format \
@@ -201,7 +202,7 @@ test-deb:
 # The state a desktop login leaves KWallet in (its wallet opened by pamOpen, its collection
 # reporting itself locked until a client unlocks it) has its own KWallet in the main run:
 # SecretServiceUnlockTests sets, gets and reads back with secret-tool there, new and existing items.
-PROVIDER_SUITES = StoreContractTests|SecretServiceInteropTests|SecretServiceListingTests|MigrateSecretServiceTests|FallbackCommandTests|SecretServiceCommandTests
+PROVIDER_SUITES = StoreContractTests|SecretServiceInteropTests|SecretServiceDirectReadTests|SecretServiceListingTests|MigrateSecretServiceTests|FallbackCommandTests|SecretServiceCommandTests
 
 # The whole suite runs on a private D-Bus session bus with an unlocked gnome-keyring and a
 # throwaway HOME (Tests/with-keyring.sh). VAULT_TEST_KEYRING=1 makes a missing keyring a failure.

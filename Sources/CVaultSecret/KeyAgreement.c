@@ -25,7 +25,6 @@ typedef CVAULTSECRET_T_gcry_mpi_t MPI;
 
 enum {
     EXPONENT_BYTES = 32,  // the private exponent: 256 bits
-    KEY_PAIR_ATTEMPTS = 8,  // a new key pair is drawn for an encoding that would be ambiguous
 };
 
 // RFC 2409 section 6.2, the Second Oakley Group, whose generator is 2: the group the
@@ -99,7 +98,8 @@ bool CVaultSecret_KeyPairMake(CVaultSecret_KeyPair *pair) {
         public_value = gcry.gcry_mpi_new(0);
     bool made = false;
     pair->exponent = NULL;
-    for (int attempt = 0; attempt < KEY_PAIR_ATTEMPTS && !made && prime && generator && public_value; attempt++) {
+    for (int attempt = 0; attempt < CVAULTSECRET_KEY_PAIR_ATTEMPTS && !made && prime && generator && public_value;
+         attempt++) {
         uint8_t exponent[EXPONENT_BYTES];
         if (!random_bytes(exponent, sizeof exponent)) break;
         CVaultSecret_KeyPairRelease(pair);
@@ -163,7 +163,7 @@ CVaultSecret_Response CVaultSecret_Respond(
     const uint8_t *peer, size_t length, uint8_t public_value[CVAULTSECRET_GROUP_BYTES],
     uint8_t shared[CVAULTSECRET_GROUP_BYTES]) {
     CVaultSecret_InitializeGcrypt();
-    for (int attempt = 0; attempt < KEY_PAIR_ATTEMPTS; attempt++) {
+    for (int attempt = 0; attempt < CVAULTSECRET_KEY_PAIR_ATTEMPTS; attempt++) {
         CVaultSecret_KeyPair pair;
         if (!CVaultSecret_KeyPairMake(&pair)) return CVAULTSECRET_RESPONSE_FAILED;
         CVaultSecret_Agreement agreement = CVaultSecret_KeyAgree(&pair, peer, length, shared);

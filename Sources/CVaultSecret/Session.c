@@ -37,8 +37,6 @@ static bool is_not_supported(const CVaultSecret_Error *error) {
 
 // MARK: The session
 
-enum { KEY_PAIR_ATTEMPTS = 8 };  // a new key pair is drawn for a shared secret that would be ambiguous
-
 struct CVaultSecret_Session {
     char *path;  // the provider's object for the session, malloc'd
     bool plain;  // the provider offers no encryption: secrets travel as they are
@@ -157,7 +155,7 @@ static bool ensure_session(CVaultSecret_Deadline *deadline, CVaultSecret_Error *
         return current != NULL;
     }
     CVaultSecret_InitializeGcrypt();
-    for (int attempt = 0; attempt < KEY_PAIR_ATTEMPTS && current == NULL; attempt++) {
+    for (int attempt = 0; attempt < CVAULTSECRET_KEY_PAIR_ATTEMPTS && current == NULL; attempt++) {
         current = open_encrypted(deadline, error);
         if (current == NULL && *error != NULL) return false;
     }

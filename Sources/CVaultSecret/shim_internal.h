@@ -82,6 +82,10 @@ typedef struct CVaultSecret_KeyPair {
     uint8_t public_value[CVAULTSECRET_GROUP_BYTES];
 } CVaultSecret_KeyPair;
 
+// How often a key pair, or a session's agreement, is drawn again for an encoding that would be
+// ambiguous (a public value or shared secret whose first byte is zero, 1 in 256) before giving up.
+enum { CVAULTSECRET_KEY_PAIR_ATTEMPTS = 8 };
+
 typedef enum {
     CVAULTSECRET_AGREEMENT_AGREED,
     CVAULTSECRET_AGREEMENT_INVALID_PEER,  // the provider's public value is not in 2..p-2

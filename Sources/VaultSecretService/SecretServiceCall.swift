@@ -7,8 +7,9 @@ import VaultStorage
 #endif
 
 /// One operation's calls into the C shim, all under the operation's deadline: with
-/// SecretServiceResources.swift and SecretServiceSession.swift, the only code that sees the shim,
-/// so no GLib type or pointer reaches the store.
+/// SecretServiceResources.swift, SecretServiceSession.swift and (for the read over sd-bus)
+/// SecretServiceDirectRead.swift, the only code that sees the shim, so no GLib or sd-bus type or
+/// pointer reaches the store.
 struct SecretServiceCall {
     let deadline: OpaquePointer
     let timeout: Double

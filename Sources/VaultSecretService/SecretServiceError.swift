@@ -71,6 +71,13 @@ enum SecretServiceStep: Sendable {
 }
 
 extension VaultError {
+    /// The Secret Service did not answer an operation within its time-out.
+    static func secretServiceTimeout(action: String, timeout: Double) -> VaultError {
+        VaultError(
+            .unavailable, "the Secret Service did not answer within \(formatSeconds(timeout)) s while \(action)",
+            remedy: .answerDialogOrRaiseTimeout)
+    }
+
     /// The one place a GLib error becomes a `VaultError`.
     ///
     /// The message says what happened in the user's words, the remedy what to do; GLib's domains,
@@ -83,10 +90,7 @@ extension VaultError {
         let (domain, code) = (error.domain, error.code)
         let remote = RemoteError(error.message)
         if timedOut || isTimeout(domain: domain, code: code) {
-            return VaultError(
-                .unavailable,
-                "the Secret Service did not answer within \(formatSeconds(timeout)) s while \(action)",
-                remedy: .answerDialogOrRaiseTimeout)
+            return secretServiceTimeout(action: action, timeout: timeout)
         }
         if domain == GLibErrorCode.secretDomain && code == GLibErrorCode.secretIsLocked
             || remote?.name == "org.freedesktop.Secret.Error.IsLocked"

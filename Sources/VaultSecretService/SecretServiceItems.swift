@@ -1,3 +1,4 @@
+import VaultSecureBytes
 import VaultStorage
 
 /// How vault's secrets map onto Secret Service items, without touching C.
@@ -130,6 +131,25 @@ package enum SecretServiceItems {
         let expires = attributes[expiresKey].flatMap(Timestamp.init(rfc3339:))
         let kind = attributes[kindKey].flatMap(SecretKind.init(rawValue:))
         return SecretMetadata(created: createdAt, updated: updatedAt, expires: expires, kind: kind)
+    }
+
+    /// The record that the items found for `name` hold: the preferred unlocked item's (its secret
+    /// read by `secret`), passing over any whose write never finished; nil when no unlocked item
+    /// holds one. Both ways of reading (libsecret's and the direct read) choose with this.
+    static func record<Failure: Error>(
+        _ name: SecretName, in items: [SecretServiceFoundItem],
+        secret: (SecretServiceFoundItem) throws(Failure) -> SecureBytes
+    ) throws(Failure) -> SecretRecord? {
+        var candidates = items
+        while let index = preferred(candidates.map(\.candidate)) {
+            let item = candidates.remove(at: index)
+            let value = try secret(item)
+            if isHalfWritten(item.attributes, valueIsEmpty: value.isEmpty) { continue }
+            let metadata = metadata(
+                attributes: item.attributes, created: item.created, modified: item.modified, now: .now())
+            return SecretRecord(name: name, value: value, metadata: metadata)
+        }
+        return nil
     }
 
     /// Which of several matching items is "the" secret: an unlocked one, most recently

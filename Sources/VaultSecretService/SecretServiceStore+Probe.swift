@@ -21,6 +21,7 @@ extension SecretServiceStore {
         let store: SecretServiceStore
         do throws(VaultError) {
             store = try SecretServiceStore(timeout: timeout, library: library)
+            try SecretServiceCall.load(library)  // without libsecret, nothing to use: absent
         } catch {
             return error.code == .usage ? .unusable(error) : .absent(error)
         }

@@ -69,12 +69,14 @@ extension SecretServiceStore {
         return unlocked == true
     }
 
-    /// Runs one operation under one deadline of `timeout` seconds (or of `seconds`).
+    /// Runs one operation under one deadline of `timeout` seconds (or of `seconds`), loading
+    /// libsecret first if no operation has (`.unavailable` with the loader's reason).
     func perform<T>(
         _ action: String, findings: Findings = Findings(), timeout seconds: Double? = nil,
         _ body: (SecretServiceCall) throws(VaultError) -> T
     ) throws(VaultError) -> T {
-        try SecretServiceCall.withDeadline(seconds ?? self.timeout, action: action, findings: findings, body)
+        try SecretServiceCall.load(library)
+        return try SecretServiceCall.withDeadline(seconds ?? self.timeout, action: action, findings: findings, body)
     }
 }
 

@@ -5,9 +5,10 @@ import VaultSystem
 /// A store in the desktop keyring, through the freedesktop Secret Service (gnome-keyring,
 /// KeePassXC, ...) on the D-Bus session bus.
 ///
-/// libsecret is loaded when the store is created, not linked, so vault runs where it is not
-/// installed; then this store reports `.unavailable`. Every operation is bounded by the
-/// time-out given to ``init(timeout:)``. Without a prompt time-out the store unlocks only what
+/// libsecret is loaded by the first operation that needs it, not linked, so vault runs where it
+/// is not installed; there each such operation is `.unavailable`. A read goes without it where it
+/// can (``SecretServiceDirectRead``, over sd-bus). Every operation is bounded by the time-out
+/// given to ``init(timeout:)``. Without a prompt time-out the store unlocks only what
 /// unlocks without asking anyone and lets no provider show a dialog: a locked keyring, or an
 /// item awaiting the user's approval, is `.cannotUnlock`. With one, the provider may ask a person
 /// (its unlock dialog, KeePassXC's access request).
@@ -17,6 +18,11 @@ import VaultSystem
 public final class SecretServiceStore: SecretStore {
     /// The library loaded unless a test names another.
     static let defaultLibrary = "libsecret-1.so.0"
+
+    /// libsecret's library name, loaded by ``perform(_:findings:timeout:_:)``.
+    let library: String
+    /// sd-bus's library name for reads that go without libsecret, or nil for none (tests).
+    let directLibrary: String?
 
     /// Seconds an operation may take, D-Bus calls included.
     let timeout: Double
@@ -30,7 +36,7 @@ public final class SecretServiceStore: SecretStore {
     /// waits until the operation's deadline has fired.
     let afterAttributes: ((_ waitForDeadline: () -> Void) -> Void)?
 
-    /// Loads libsecret. Talks to no one yet: a missing bus or service shows on first use.
+    /// Loads nothing and talks to no one yet: a missing library, bus or service shows on first use.
     ///
     /// - Parameter timeout: seconds each operation may take before it fails as `.unavailable`.
     /// - Parameter writeLock: a lock file (created if needed) that writers and deleters hold, so
@@ -43,15 +49,18 @@ public final class SecretServiceStore: SecretStore {
             timeout: timeout, library: Self.defaultLibrary, writeLock: writeLock, promptTimeout: promptTimeout)
     }
 
-    /// As ``init(timeout:)``, loading `library` instead of libsecret (for tests).
+    /// As ``init(timeout:)``, loading `library` instead of libsecret and `directLibrary` instead of
+    /// sd-bus (none: every read through libsecret) (for tests).
     init(
-        timeout: Double, library: String, writeLock: String? = nil, promptTimeout: Double? = nil,
+        timeout: Double, library: String, directLibrary: String? = SecretServiceDirectRead.defaultLibrary,
+        writeLock: String? = nil, promptTimeout: Double? = nil,
         afterAttributes: ((_ waitForDeadline: () -> Void) -> Void)? = nil
     ) throws(VaultError) {
         guard timeout.isFinite, timeout > 0 else {
             throw VaultError(.usage, "the Secret Service time-out must be a positive number of seconds, not \(timeout)")
         }
-        try SecretServiceCall.load(library)
+        self.library = library
+        self.directLibrary = directLibrary
         self.timeout = timeout
         self.afterAttributes = afterAttributes
         self.writeLock = writeLock
@@ -66,22 +75,23 @@ public final class SecretServiceStore: SecretStore {
     package static let sessionIdentity = StoreIdentity(recordKey: "secret-service")
 
     public func read(_ name: SecretName) throws(VaultError) -> SecretRecord? {
-        try performUnlocking("reading '\(name)'") { call throws(VaultError) in
+        if let direct = directLibrary {
+            switch SecretServiceDirectRead.read(name, timeout: timeout, library: direct) {
+            case .record(let record): return record
+            case .timedOut: throw VaultError.secretServiceTimeout(action: "reading '\(name)'", timeout: timeout)
+            case .unusable: break  // libsecret's path, which also says why nothing was read
+            }
+        }
+        return try performUnlocking("reading '\(name)'") { call throws(VaultError) in
             // The key agreement overlaps the connection and the search; it is waited for (and its
             // error kept) before the secret is asked for, and in any case before this operation ends.
             let session = SessionOpening(call)
             let items = try call.search(SecretServiceItems.query(name))
-            // The preferred unlocked item, passing over any whose write never finished.
-            var candidates = items
-            while let index = SecretServiceItems.preferred(candidates.map(\.candidate)) {
-                let item = candidates.remove(at: index)
+            let record = try SecretServiceItems.record(name, in: items) { item throws(VaultError) in
                 try session.finish()
-                let value = try call.secret(of: item)
-                if SecretServiceItems.isHalfWritten(item.attributes, valueIsEmpty: value.isEmpty) { continue }
-                let metadata = SecretServiceItems.metadata(
-                    attributes: item.attributes, created: item.created, modified: item.modified, now: .now())
-                return SecretRecord(name: name, value: value, metadata: metadata)
+                return try call.secret(of: item)
             }
+            if let record { return record }
             if items.contains(where: \.isLocked) { throw call.lockedItems(name, items) }
             if items.isEmpty { try call.requireDefaultUnlocked(name) }
             return nil

@@ -25,7 +25,7 @@ struct BinaryLoadingTests {
         }
     }
 
-    @Test("a libsecret-1.so.0 planted beside a copy of vault is not loaded")
+    @Test("a libsecret-1.so.0 or libsystemd.so.0 planted beside a copy of vault is not loaded")
     func plantedLibrary() throws {
         let vault = try VaultRunner.scripted()
         defer { vault.cleanUp() }
@@ -34,14 +34,20 @@ struct BinaryLoadingTests {
         let marker = vault.path("planted-library-loaded")
         do {
             try plantLibrary(at: vault.path("libsecret-1.so.0"), marker: marker)
+            try plantLibrary(at: vault.path("libsystemd.so.0"), marker: marker)
         } catch let missing as MissingComponent {
             try requireComponent(missing.description)
         }
-        // The Secret Service backend loads libsecret before it looks for a bus.
-        let result = try vault.runProgram(
-            copy, ["--backend", "secret-service", "ls"],
-            env: ["DBUS_SESSION_BUS_ADDRESS": "unix:path=\(vault.path("no-bus"))"])
-        #expect(result.status != 0, "no Secret Service should answer here")
-        #expect(!FileManager.default.fileExists(atPath: marker), "the planted library was loaded: \(result.stderr)")
+        // The Secret Service backend loads libsecret before it looks for a bus, and a get loads
+        // sd-bus first (the read without libsecret).
+        for command in [["ls"], ["get", "token"]] {
+            let result = try vault.runProgram(
+                copy, ["--backend", "secret-service"] + command,
+                env: ["DBUS_SESSION_BUS_ADDRESS": "unix:path=\(vault.path("no-bus"))"])
+            #expect(result.status != 0, "no Secret Service should answer here")
+            #expect(
+                !FileManager.default.fileExists(atPath: marker),
+                "\(command): a planted library was loaded: \(result.stderr)")
+        }
     }
 }

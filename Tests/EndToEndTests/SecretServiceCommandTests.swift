@@ -25,6 +25,32 @@ struct SecretServiceCommandTests {
         #expect(values.contains(got.stdout))
     }
 
+    @Test("get reads without loading libsecret; what it cannot read that way still reads")
+    func getWithoutLibsecret() throws {
+        let keyring = try MigrateSecretServiceTests.Keyring()
+        defer { keyring.cleanUp() }
+        try keyring.vault.run(["--backend", "secret-service", "set", "direct"], stdin: Array("direct value".utf8))
+            .expectSuccess()
+        // The loader's own report of every library it opens (glibc's LD_DEBUG, on stderr).
+        func loaded(_ arguments: [String]) throws -> (ToolResult, Set<String>) {
+            let result = try keyring.vault.run(["--backend", "secret-service"] + arguments, env: ["LD_DEBUG": "files"])
+            let names = result.stderr.split(separator: "\n").compactMap { line -> String? in
+                guard let range = line.range(of: "file=") else { return nil }
+                let name = line[range.upperBound...].prefix { !$0.isWhitespace && $0 != ";" && $0 != "[" }
+                return String(name.split(separator: "/").last ?? "")
+            }
+            return (result, Set(names))
+        }
+        let (got, libraries) = try loaded(["get", "direct"])
+        #expect(got.status == 0 && got.stdout == Array("direct value".utf8), "\(got.stderr.suffix(400))")
+        #expect(libraries.contains("libsystemd.so.0"), "\(libraries.sorted())")
+        #expect(!libraries.contains("libsecret-1.so.0"), "\(libraries.sorted())")
+        // A name with no item is for libsecret's path to answer (it looks at the keyring's lock).
+        let (missing, fallback) = try loaded(["get", "no-such-item"])
+        #expect(missing.status == 1, "\(missing.stderr.suffix(400))")
+        #expect(fallback.contains("libsecret-1.so.0"), "\(fallback.sorted())")
+    }
+
     @Test("doctor names the provider that owns the Secret Service")
     func doctorNamesProvider() throws {
         let keyring = try MigrateSecretServiceTests.Keyring()

@@ -23,12 +23,16 @@ struct LibraryLoadingTests {
         // The same library, named relative to the current directory.
         let depth = FileManager.default.currentDirectoryPath.split(separator: "/").count
         let relative = String(repeating: "../", count: depth) + library.dropFirst()
-        let refused = expectFailure(.unavailable) { try SecretServiceStore(timeout: 1, library: relative) }
+        let refused = expectFailure(.unavailable) {
+            _ = try SecretServiceStore(timeout: 1, library: relative, directLibrary: nil).list(service: nil)
+        }
         #expect(refused?.message.contains("a relative path") == true, "\(String(describing: refused))")
         #expect(!FileManager.default.fileExists(atPath: marker), "the library was opened")
         // Named by its absolute path it is opened (and lacks libsecret's functions): the marker
         // shows that this test sees a load when there is one.
-        expectFailure(.unavailable) { try SecretServiceStore(timeout: 1, library: library) }
+        expectFailure(.unavailable) {
+            _ = try SecretServiceStore(timeout: 1, library: library, directLibrary: nil).list(service: nil)
+        }
         #expect(FileManager.default.fileExists(atPath: marker))
     }
 }

@@ -21,7 +21,30 @@ struct SecretServiceABITests {
                 == [GLibErrorCode.dbusDomain, GLibErrorCode.ioDomain, GLibErrorCode.secretDomain])
     }
 
-    @Test("binaries link neither libsecret nor GLib")
+    @Test("the direct read's copies of sd-bus declarations match the real header")
+    func sdBusDeclarationsMatchHeader() throws {
+        let program = """
+            #include <systemd/sd-bus.h>
+            #include <stdio.h>
+            #define CVAULTSECRET_ABI_CHECK 1
+            #include "sdbus_abi.h"
+
+            // Initialising a pointer of our type with the real function: any difference in a
+            // parameter or the result is an incompatible-pointer-types error (with -Werror).
+            #define PROTOTYPE(ret, name, params) \\
+                __attribute__((unused)) static ret (*const check_##name) params = &name;
+            CVAULTSECRET_SDBUS_FUNCTIONS(PROTOTYPE)
+
+            int main(void) {
+                printf("%s\\n", SD_BUS_ERROR_TIMEOUT);
+                return 0;
+            }
+            """
+        guard let ran = try ABICheck.run(program, package: "libsystemd", shim: "CVaultSecret") else { return }
+        #expect(ran.stdoutText == "org.freedesktop.DBus.Error.Timeout\n")
+    }
+
+    @Test("binaries link neither libsecret, GLib nor libsystemd")
     func noLinkTimeDependency() throws {
         let readelf = findExecutable("readelf")
         try requireKeyringComponent(readelf == nil ? "readelf is not installed (binutils)" : nil)
@@ -30,7 +53,7 @@ struct SecretServiceABITests {
         try #require(dynamic.status == 0, "\(dynamic.stderr)")
         let needed = dynamic.stdoutText.split(separator: "\n").filter { $0.contains("(NEEDED)") }
         #expect(!needed.isEmpty)
-        for library in ["libsecret", "libglib", "libgio", "libgobject"] {
+        for library in ["libsecret", "libglib", "libgio", "libgobject", "libsystemd"] {
             #expect(
                 !needed.contains { $0.contains(library) }, "\(library) is linked:\n\(needed.joined(separator: "\n"))")
         }

@@ -6,14 +6,18 @@
 //   - build and walk GLib hash tables and lists, read GError, and hold a GCancellable;
 //   - bound every blocking libsecret call with a deadline (a watchdog thread that cancels);
 //   - hold the session with the Secret Service and its key agreement's big-number arithmetic
-//     (Session.c and KeyAgreement.c, with libgcrypt, which libsecret loads).
+//     (Session.c and KeyAgreement.c, with libgcrypt, which libsecret loads);
+//   - read an item without libsecret or GLib, over sd-bus (DirectRead.c, libsystemd loaded at
+//     run time as libsecret is).
 // It holds no policy and no cipher: which items to touch, what errors mean and the session's
 // encryption are Swift's (Sources/VaultSecretService: SecretServiceCall.swift,
-// SecretServiceResources.swift and SecretServiceSession.swift are the only importers).
+// SecretServiceResources.swift, SecretServiceSession.swift and SecretServiceDirectRead.swift are
+// the only importers).
 //
 // Ownership: every function that returns an object says how to release it. Objects are
 // GLib/libsecret objects behind incomplete types; Swift sees them as OpaquePointer.
-// Calls other than CVaultSecret_Load require a successful CVaultSecret_Load first.
+// Calls other than CVaultSecret_Load require a successful CVaultSecret_Load first, except those
+// of the provider's half of the key agreement and of the direct read, which say what they need.
 #ifndef CVAULTSECRET_H
 #define CVAULTSECRET_H
 
@@ -313,5 +317,59 @@ bool CVaultSecret_ItemSetAttributesAtPath(
 CVaultSecret_Item *_Nullable CVaultSecret_ItemForPath(
     CVaultSecret_Service *_Nonnull service, const char *_Nonnull path, CVaultSecret_Deadline *_Nonnull deadline,
     CVaultSecret_Error *_Nullable *_Nonnull error);
+
+// MARK: The direct read (DirectRead.c)
+// A read's calls over sd-bus (libsystemd), on a connection of its own, without libsecret or
+// GLib: OpenSession (sent at once, so that the provider's half of the key agreement overlaps the
+// search), SearchItems, each item's properties, GetSecrets. None of these needs CVaultSecret_Load;
+// they need CVaultSecret_LoadSdBus and CVaultSecret_LoadGcrypt. Every call is bounded by the
+// deadline given to CVaultSecret_DirectOpen. Anything else than the expected reply (an error, a
+// reply of another shape, a session without encryption, a secret the reply leaves out) is
+// UNUSABLE: the caller then reads through the libsecret functions above, which decide what that
+// reply means.
+
+/// Loads `soname` (normally "libsystemd.so.0") for the direct read. Safe to call more than once
+/// and from any thread. NULL on success; else the loader's reason, malloc'd, for the caller to free().
+char *_Nullable CVaultSecret_LoadSdBus(const char *_Nonnull soname);
+
+typedef enum {
+    CVAULTSECRET_DIRECT_DONE,
+    CVAULTSECRET_DIRECT_UNUSABLE,  // read through libsecret instead
+    CVAULTSECRET_DIRECT_TIMED_OUT,  // the deadline passed
+} CVaultSecret_DirectStatus;
+
+/// A connection of the direct read's own, with its deadline and its session's key pair.
+/// Release with CVaultSecret_DirectClose.
+typedef struct CVaultSecret_DirectBus CVaultSecret_DirectBus;
+
+/// Connects to the session bus, sends OpenSession with a new key pair and waits until the bus has
+/// accepted the connection, all within `seconds` from now (the deadline of every call below).
+/// *bus is set whatever the status, for CVaultSecret_DirectClose.
+CVaultSecret_DirectStatus CVaultSecret_DirectOpen(double seconds, CVaultSecret_DirectBus *_Nullable *_Nonnull bus);
+/// Closes the connection (the provider ends its session with it), wipes the key pair, frees `bus`.
+void CVaultSecret_DirectClose(CVaultSecret_DirectBus *_Nullable bus);
+/// Frees a NULL-terminated array of strings made by the functions below. NULL is ignored.
+void CVaultSecret_DirectStringsFree(char *_Nullable *_Nullable strings);
+
+/// SearchItems with `attributes` (name, value, name, value, ..., NULL): the unlocked items' paths
+/// then the locked ones', as a NULL-terminated array (CVaultSecret_DirectStringsFree).
+CVaultSecret_DirectStatus CVaultSecret_DirectSearch(
+    CVaultSecret_DirectBus *_Nonnull bus, const char *_Nullable const *_Nonnull attributes,
+    char *_Nullable *_Nullable *_Nonnull paths);
+/// The item's properties (one Properties.GetAll): Locked, Created and Modified (false and 0 when
+/// absent) and its attributes as name, value, ..., NULL (CVaultSecret_DirectStringsFree).
+CVaultSecret_DirectStatus CVaultSecret_DirectItemRead(
+    CVaultSecret_DirectBus *_Nonnull bus, const char *_Nonnull path, bool *_Nonnull locked, uint64_t *_Nonnull created,
+    uint64_t *_Nonnull modified, char *_Nullable *_Nullable *_Nonnull attributes);
+/// Waits for OpenSession's reply and agrees on the shared secret (written to `shared`) with the
+/// provider's public value; *session is the session's path (malloc'd; free()).
+CVaultSecret_DirectStatus CVaultSecret_DirectSession(
+    CVaultSecret_DirectBus *_Nonnull bus, uint8_t shared[_Nonnull CVAULTSECRET_GROUP_BYTES],
+    char *_Nullable *_Nonnull session);
+/// The secret of the item at `path` through `session` (one GetSecrets) into *secret, which
+/// CVaultSecret_SecretBytesFree wipes and frees. The reply's copy of every secret is wiped.
+CVaultSecret_DirectStatus CVaultSecret_DirectSecret(
+    CVaultSecret_DirectBus *_Nonnull bus, const char *_Nonnull path, const char *_Nonnull session,
+    CVaultSecret_SecretBytes *_Nonnull secret);
 
 #endif
