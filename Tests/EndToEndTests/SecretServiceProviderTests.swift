@@ -26,6 +26,22 @@ struct SecretServiceProviderTests {
         }
     }
 
+    @Test("vault's own secret-service backend reads from vault's provider, without loading libsecret")
+    func vaultClient() throws {
+        let served = try ServedVault()
+        let stored = try served.secretTool(
+            ["store", "--label=Provider test", "service", "example.org", "username", "alice"],
+            stdin: Array("hunter2".utf8))
+        #expect(stored.status == 0, "store: \(stored.stderr) \(served.providerLog)")
+        var environment = served.clientEnvironment
+        environment["LD_DEBUG"] = "files"
+        let got = try runTool(
+            VaultRunner.binary, ["--backend", "secret-service", "--service", "example.org", "get", "alice"],
+            environment: environment, timeout: 30, ownGroup: true)
+        #expect(got.status == 0 && got.stdoutText == "hunter2", "\(got.stderr.suffix(600)) \(served.providerLog)")
+        #expect(got.stderr.contains("libsystemd.so.0") && !got.stderr.contains("libsecret-1.so.0"))
+    }
+
     @Test("secret-tool stores, looks up, searches, replaces and clears")
     func secretTool() throws {
         let served = try ServedVault()
