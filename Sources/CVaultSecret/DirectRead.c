@@ -129,7 +129,9 @@ static CVaultSecret_DirectStatus open_session(CVaultSecret_DirectBus *direct) {
         result = sd.sd_bus_message_append_array(message, 'y', direct->pair.public_value, CVAULTSECRET_GROUP_BYTES);
     if (result >= 0) result = sd.sd_bus_message_close_container(message);
     if (result >= 0)
-        result = sd.sd_bus_call_async(direct->bus, &direct->opening, message, opened, direct, remaining(direct) + 1);
+        // sd-bus's own time-out for it comes a second after the deadline, which decides first.
+        result =
+            sd.sd_bus_call_async(direct->bus, &direct->opening, message, opened, direct, remaining(direct) + 1000000u);
     sd.sd_bus_message_unref(message);
     return result < 0 ? failure(direct, result) : CVAULTSECRET_DIRECT_DONE;
 }
@@ -381,11 +383,12 @@ CVaultSecret_DirectStatus CVaultSecret_DirectSession(
         Message *reply = direct->opened;
         direct->opened = NULL;
         // An error (a provider without encryption answers NotSupported) is the libsecret path's.
+        bool error = sd.sd_bus_message_is_method_error(reply, NULL) != 0;
         char *session = NULL;
-        CVaultSecret_Agreement agreement = sd.sd_bus_message_is_method_error(reply, NULL)
-            ? CVAULTSECRET_AGREEMENT_FAILED
-            : agree(direct, reply, shared, &session);
+        CVaultSecret_Agreement agreement =
+            error ? CVAULTSECRET_AGREEMENT_FAILED : agree(direct, reply, shared, &session);
         sd.sd_bus_message_unref(reply);
+        if (error && remaining(direct) == 0) return CVAULTSECRET_DIRECT_TIMED_OUT;
         if (agreement == CVAULTSECRET_AGREEMENT_AGREED) {
             *path = session;
             return CVAULTSECRET_DIRECT_DONE;
