@@ -32,6 +32,10 @@ char *_Nullable CVaultSecret_Load(const char *_Nonnull soname) {
     return CVAULTLOADER_LOAD(&library, soname, CVaultSecret_Functions, &table, ready);
 }
 
+bool CVaultSecret_IsLoaded(void) {
+    return CVaultLoader_IsLoaded(&library);
+}
+
 // libgcrypt by itself, for the provider's key agreement (CVaultSecret_LoadGcrypt): its own
 // library slot, so that a process that never loads libsecret still has the functions.
 static CVaultLoader_Library gcrypt_library = CVAULTLOADER_LIBRARY_INIT;

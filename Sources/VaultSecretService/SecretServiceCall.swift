@@ -393,6 +393,10 @@ struct SecretServiceCall {
         return Int(unlocked)
     }
 
+    /// Whether libsecret is loaded already (by an earlier operation, or `auto`'s look at the
+    /// Secret Service), with its connection to the bus.
+    static var isLoaded: Bool { CVaultSecret_IsLoaded() }
+
     /// Loads `library` (libsecret) for the shim; throws `.unavailable` with the loader's reason.
     static func load(_ library: String) throws(VaultError) {
         guard let reason = CVaultSecret_Load(library) else { return }

@@ -75,7 +75,9 @@ public final class SecretServiceStore: SecretStore {
     package static let sessionIdentity = StoreIdentity(recordKey: "secret-service")
 
     public func read(_ name: SecretName) throws(VaultError) -> SecretRecord? {
-        if let direct = directLibrary {
+        // Over sd-bus only while that saves loading libsecret: once it is loaded (`auto` looked at
+        // the Secret Service through it, or an earlier operation used it), its connection is open.
+        if let direct = directLibrary, !SecretServiceCall.isLoaded {
             switch SecretServiceDirectRead.read(name, timeout: timeout, library: direct) {
             case .record(let record): return record
             case .timedOut: throw VaultError.secretServiceTimeout(action: "reading '\(name)'", timeout: timeout)

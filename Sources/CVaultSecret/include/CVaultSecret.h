@@ -47,6 +47,8 @@ typedef struct CVaultSecret_Attributes CVaultSecret_Attributes;
 /// malloc'd string that the caller frees with free(). A relative path (a '/' not at the start)
 /// is refused without being opened.
 char *_Nullable CVaultSecret_Load(const char *_Nonnull soname);
+/// Whether a library has been loaded by CVaultSecret_Load. Thread-safe.
+bool CVaultSecret_IsLoaded(void);
 
 // MARK: Errors
 
