@@ -150,6 +150,10 @@ CVaultSecret_DirectStatus CVaultSecret_DirectOpen(double seconds, CVaultSecret_D
     return status == CVAULTSECRET_DIRECT_DONE ? wait_until(direct, is_ready) : status;
 }
 
+void CVaultSecret_DirectSetDeadline(CVaultSecret_DirectBus *_Nonnull direct, double seconds) {
+    direct->deadline = now_usec() + (uint64_t)(seconds * 1e6);
+}
+
 void CVaultSecret_DirectClose(CVaultSecret_DirectBus *_Nullable direct) {
     if (direct == NULL) return;
     if (direct->has_pair) CVaultSecret_KeyPairRelease(&direct->pair);
@@ -390,6 +394,9 @@ CVaultSecret_DirectStatus CVaultSecret_DirectSession(
         sd.sd_bus_message_unref(reply);
         if (error && remaining(direct) == 0) return CVAULTSECRET_DIRECT_TIMED_OUT;
         if (agreement == CVAULTSECRET_AGREEMENT_AGREED) {
+            // The private exponent is done with: wiped now, not when the connection closes.
+            CVaultSecret_KeyPairRelease(&direct->pair);
+            direct->has_pair = false;
             *path = session;
             return CVAULTSECRET_DIRECT_DONE;
         }

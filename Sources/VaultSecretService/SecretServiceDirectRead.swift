@@ -1,4 +1,5 @@
 import CVaultSecret
+internal import Synchronization
 import VaultSecureBytes
 import VaultStorage
 
@@ -28,7 +29,8 @@ enum SecretServiceDirectRead {
         case timedOut
     }
 
-    /// Why a call of this path ended it.
+    /// Why a call of this path ended it: a reply it does not read (or no connection), or the
+    /// deadline. Either way its connection is dropped; the next read opens another.
     private enum Stop: Error {
         case unusable, timedOut
 
@@ -41,24 +43,68 @@ enum SecretServiceDirectRead {
         }
     }
 
+    /// A connection of this path's own and, once agreed, its session: kept for the process, as
+    /// libsecret's path keeps its own, so that a command that reads several secrets (`exec`)
+    /// connects and agrees a key once.
+    private final class Connection {
+        let bus: OpaquePointer
+        var session: (path: String, cipher: SessionCipher)?
+
+        init(_ bus: OpaquePointer) { self.bus = bus }
+        deinit { CVaultSecret_DirectClose(bus) }
+    }
+
+    /// The kept connection; reads take turns on it.
+    private static let kept = Mutex<Connection?>(nil)
+
     /// Reads `name` within `timeout` seconds, loading `library` (sd-bus) and libgcrypt first.
     static func read(_ name: SecretName, timeout: Double, library: String) -> Outcome {
-        guard loads(library) else { return .unusable }
-        var bus: OpaquePointer?
-        defer { CVaultSecret_DirectClose(bus) }
-        do throws(Stop) {
-            try check(CVaultSecret_DirectOpen(timeout, &bus))
-            guard let bus else { return .unusable }
-            let items = try search(bus, SecretServiceItems.query(name))
-            var session: (path: String, cipher: SessionCipher)?
-            let record = try SecretServiceItems.record(name, in: items) { item throws(Stop) in
-                if session == nil { session = try open(bus) }
-                return try secret(bus, item.path, session!)
+        readAgreeing(name, timeout: timeout, library: library).outcome
+    }
+
+    /// As ``read(_:timeout:library:)``, and whether this read agreed a new session (for tests).
+    static func readAgreeing(_ name: SecretName, timeout: Double, library: String) -> (outcome: Outcome, agreed: Bool) {
+        guard loads(library) else { return (.unusable, false) }
+        return kept.withLock { (kept) -> (outcome: Outcome, agreed: Bool) in
+            var agreed = false
+            do throws(Stop) {
+                let connection: Connection
+                if let open = kept {
+                    connection = open
+                } else {
+                    connection = try open(timeout)
+                    kept = connection
+                }
+                CVaultSecret_DirectSetDeadline(connection.bus, timeout)
+                let items = try search(connection.bus, SecretServiceItems.query(name))
+                let record = try SecretServiceItems.record(name, in: items) { item throws(Stop) in
+                    let session: (path: String, cipher: SessionCipher)
+                    if let agreedBefore = connection.session {
+                        session = agreedBefore
+                    } else {
+                        session = try Self.session(connection.bus)
+                        connection.session = session
+                        agreed = true
+                    }
+                    return try secret(connection.bus, item.path, session)
+                }
+                // Nothing to read is no failure of the connection: it is kept.
+                return (record.map(Outcome.record) ?? .unusable, agreed)
+            } catch {
+                kept = nil
+                return (error == .timedOut ? .timedOut : .unusable, agreed)
             }
-            return record.map(Outcome.record) ?? .unusable
-        } catch {
-            return error == .timedOut ? .timedOut : .unusable
         }
+    }
+
+    /// A new connection, with OpenSession on its way.
+    private static func open(_ timeout: Double) throws(Stop) -> Connection {
+        var bus: OpaquePointer?
+        let status = CVaultSecret_DirectOpen(timeout, &bus)
+        guard let bus else { throw .unusable }
+        let connection = Connection(bus)  // closes it, whatever happens next
+        try check(status)
+        return connection
     }
 
     /// Whether sd-bus and libgcrypt (for the key agreement) are loaded, loading them if need be.
@@ -108,7 +154,7 @@ enum SecretServiceDirectRead {
     }
 
     /// The session: its path and its cipher, from the shared secret of the key agreement.
-    private static func open(_ bus: OpaquePointer) throws(Stop) -> (path: String, cipher: SessionCipher) {
+    private static func session(_ bus: OpaquePointer) throws(Stop) -> (path: String, cipher: SessionCipher) {
         var shared = SecureBytes(zeros: Int(CVAULTSECRET_GROUP_BYTES))
         var path: UnsafeMutablePointer<CChar>?
         defer { free(path) }

@@ -120,3 +120,39 @@ extension SecretServiceDirectRead.Outcome: CustomStringConvertible {
         }
     }
 }
+
+/// The direct read keeps its connection and session for the process, as libsecret's path does:
+/// `exec` reading several secrets agrees one key. Run on GNOME Keyring only (the main run): on
+/// KWallet about one key exchange in 100 fails, and a failure drops the session on purpose.
+@Suite("Secret Service direct read: one session per process")
+struct SecretServiceDirectSessionTests {
+    @Test("reads share one connection and one session; nothing found keeps them; each read is right")
+    func keptSession() async throws {
+        try SessionKeyring.require()
+        let service = uniqueKeyringService("direct-kept")
+        defer { SessionKeyring.clean([service]) }
+        let store = try SecretServiceStore(timeout: SessionKeyring.timeout)
+        for account in ["one", "two"] {
+            try store.write(
+                SecretRecord(
+                    name: try SecretName(service: service, account: account), value: Array(account.utf8),
+                    metadata: SecretMetadata(created: .now(), updated: .now())))
+        }
+        // In a process of its own, which has no connection yet.
+        let result = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
+            [service = service as String] in
+            var ok = true
+            for (account, agrees) in [("one", true), ("two", false), ("absent", false), ("one", false)] {
+                let (outcome, agreed) = SecretServiceDirectRead.readAgreeing(
+                    try SecretName(service: service, account: account), timeout: SessionKeyring.timeout,
+                    library: SecretServiceDirectRead.defaultLibrary)
+                let value: [UInt8]? = if case .record(let record) = outcome { Array(record.value) } else { nil }
+                let right = account == "absent" ? outcome.isUnusable : value == Array(account.utf8)
+                print("\(right && agreed == agrees ? "ok" : "FAIL") \(account): \(outcome), agreed \(agreed)")
+                ok = ok && right && agreed == agrees
+            }
+            exit(ok ? 0 : 1)
+        }
+        ChildCheck.report(result)
+    }
+}

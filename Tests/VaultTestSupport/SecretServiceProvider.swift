@@ -25,7 +25,10 @@ public enum SecretServiceProvider: String, Sendable, CaseIterable {
 
 /// KWallet's session key exchange fails now and then (issue 12, item 6): about 1 call in 100
 /// ends in "Client public key size is invalid" or "Received invalid secret from the secret
-/// storage", for vault and secret-tool alike. vault retries once with a fresh session; the tests
+/// storage", for vault and secret-tool alike, and a `CreateItem` whose secret kwalletd 5.103
+/// cannot decrypt with the session's key is answered "Can't find session PATH"
+/// (kwalletfreedesktopcollection.cpp; upstream fixed the key mismatch with libsecret in
+/// 307db626, 2026). vault retries once with a fresh session; the tests
 /// run the clients that do not (secret-tool, python3-keyring) through ``runSecretServiceClient``,
 /// which tries up to three times. Failures in a row stay possible, so on KWallet an issue that
 /// itself shows one of the messages (an error thrown with it, or an expectation whose comment
@@ -35,6 +38,7 @@ public enum SecretServiceProvider: String, Sendable, CaseIterable {
 public struct KWalletSessionFlakes: SuiteTrait, TestTrait, TestScoping {
     public static let messages = [
         "Client public key size is invalid", "Received invalid secret from the secret storage",
+        "Can't find session /org/freedesktop/secrets/session/",
     ]
 
     public var isRecursive: Bool { true }

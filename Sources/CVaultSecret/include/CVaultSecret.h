@@ -348,6 +348,9 @@ typedef struct CVaultSecret_DirectBus CVaultSecret_DirectBus;
 /// accepted the connection, all within `seconds` from now (the deadline of every call below).
 /// *bus is set whatever the status, for CVaultSecret_DirectClose.
 CVaultSecret_DirectStatus CVaultSecret_DirectOpen(double seconds, CVaultSecret_DirectBus *_Nullable *_Nonnull bus);
+/// Gives the calls made from now on a new deadline, `seconds` from now (a connection kept for
+/// the next read).
+void CVaultSecret_DirectSetDeadline(CVaultSecret_DirectBus *_Nonnull bus, double seconds);
 /// Closes the connection (the provider ends its session with it), wipes the key pair, frees `bus`.
 void CVaultSecret_DirectClose(CVaultSecret_DirectBus *_Nullable bus);
 /// Frees a NULL-terminated array of strings made by the functions below. NULL is ignored.
@@ -364,7 +367,8 @@ CVaultSecret_DirectStatus CVaultSecret_DirectItemRead(
     CVaultSecret_DirectBus *_Nonnull bus, const char *_Nonnull path, bool *_Nonnull locked, uint64_t *_Nonnull created,
     uint64_t *_Nonnull modified, char *_Nullable *_Nullable *_Nonnull attributes);
 /// Waits for OpenSession's reply and agrees on the shared secret (written to `shared`) with the
-/// provider's public value; *session is the session's path (malloc'd; free()).
+/// provider's public value; *session is the session's path (malloc'd; free()). Once per
+/// connection: the session serves every later read on it, and the key pair is wiped once agreed.
 CVaultSecret_DirectStatus CVaultSecret_DirectSession(
     CVaultSecret_DirectBus *_Nonnull bus, uint8_t shared[_Nonnull CVAULTSECRET_GROUP_BYTES],
     char *_Nullable *_Nonnull session);
