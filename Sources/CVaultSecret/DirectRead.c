@@ -106,8 +106,13 @@ static int new_call(
     return result;
 }
 
-// Sends `message` (released) and waits for its reply within the deadline.
-static CVaultSecret_DirectStatus call(CVaultSecret_DirectBus *direct, Message *message, Message **reply) {
+// Sends `message` (released either way) and waits for its reply within the deadline, unless
+// building it failed (`built`, the last result of building it, below zero).
+static CVaultSecret_DirectStatus call(CVaultSecret_DirectBus *direct, Message *message, int built, Message **reply) {
+    if (built < 0) {
+        sd.sd_bus_message_unref(message);
+        return CVAULTSECRET_DIRECT_UNUSABLE;
+    }
     uint64_t left = remaining(direct);
     int result = left == 0 ? -ETIMEDOUT : sd.sd_bus_call(direct->bus, message, left, NULL, reply);
     sd.sd_bus_message_unref(message);
@@ -220,11 +225,7 @@ CVaultSecret_DirectStatus CVaultSecret_DirectSearch(
         if (result >= 0) result = sd.sd_bus_message_close_container(message);
     }
     if (result >= 0) result = sd.sd_bus_message_close_container(message);
-    if (result < 0) {
-        sd.sd_bus_message_unref(message);
-        return CVAULTSECRET_DIRECT_UNUSABLE;
-    }
-    CVaultSecret_DirectStatus status = call(direct, message, &reply);
+    CVaultSecret_DirectStatus status = call(direct, message, result, &reply);
     if (status != CVAULTSECRET_DIRECT_DONE) return status;
     // (ao unlocked, ao locked): both, in that order, as the libsecret path lists them.
     char **found = new_strings(0);
@@ -292,11 +293,7 @@ CVaultSecret_DirectStatus CVaultSecret_DirectItemRead(
     Message *message = NULL, *reply = NULL;
     int result = new_call(direct, &message, path, CVAULTSECRET_PROPERTIES_INTERFACE, "GetAll", false);
     if (result >= 0) result = sd.sd_bus_message_append_basic(message, 's', CVAULTSECRET_ITEM_INTERFACE);
-    if (result < 0) {
-        sd.sd_bus_message_unref(message);
-        return CVAULTSECRET_DIRECT_UNUSABLE;
-    }
-    CVaultSecret_DirectStatus status = call(direct, message, &reply);
+    CVaultSecret_DirectStatus status = call(direct, message, result, &reply);
     if (status != CVAULTSECRET_DIRECT_DONE) return status;
     char **pairs = new_strings(0);
     size_t count = 0;
@@ -370,11 +367,8 @@ agree(CVaultSecret_DirectBus *direct, Message *reply, uint8_t shared[CVAULTSECRE
 // Closes the provider's session at `path` (Session.Close), whatever its answer.
 static void close_session(CVaultSecret_DirectBus *direct, const char *path) {
     Message *message = NULL, *reply = NULL;
-    if (new_call(direct, &message, path, CVAULTSECRET_SESSION_INTERFACE, "Close", false) < 0) {
-        sd.sd_bus_message_unref(message);
-        return;
-    }
-    if (call(direct, message, &reply) == CVAULTSECRET_DIRECT_DONE) sd.sd_bus_message_unref(reply);
+    int built = new_call(direct, &message, path, CVAULTSECRET_SESSION_INTERFACE, "Close", false);
+    if (call(direct, message, built, &reply) == CVAULTSECRET_DIRECT_DONE) sd.sd_bus_message_unref(reply);
 }
 
 CVaultSecret_DirectStatus CVaultSecret_DirectSession(
@@ -437,11 +431,7 @@ CVaultSecret_DirectStatus CVaultSecret_DirectSecret(
     if (result >= 0) result = sd.sd_bus_message_append_basic(message, 'o', path);
     if (result >= 0) result = sd.sd_bus_message_close_container(message);
     if (result >= 0) result = sd.sd_bus_message_append_basic(message, 'o', session);
-    if (result < 0) {
-        sd.sd_bus_message_unref(message);
-        return CVAULTSECRET_DIRECT_UNUSABLE;
-    }
-    CVaultSecret_DirectStatus status = call(direct, message, &reply);
+    CVaultSecret_DirectStatus status = call(direct, message, result, &reply);
     if (status != CVAULTSECRET_DIRECT_DONE) return status;
     // a{o(oayays)}: the first entry for `path`, as the libsecret path's lookup takes it; every
     // secret in the reply is wiped as it is passed.

@@ -160,13 +160,7 @@ struct SecretServiceCall {
     ) throws(VaultError) -> [String] {
         guard let array = try check(body) else { throw failedSilently("reading object paths") }
         defer { CVaultSecret_PathsFree(array) }
-        var paths: [String] = []
-        var index = 0
-        while let path = array[index] {
-            paths.append(String(cString: path))
-            index += 1
-        }
-        return paths
+        return copiedStrings(array)
     }
 
     /// The item at `path`, with its properties read in one call.

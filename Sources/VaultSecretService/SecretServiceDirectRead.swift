@@ -134,7 +134,7 @@ enum SecretServiceDirectRead {
         try check(status)
         defer { CVaultSecret_DirectStringsFree(found) }
         var items: [SecretServiceFoundItem] = []
-        for path in Self.strings(found) { items.append(try item(bus, path)) }
+        for path in found.map(copiedStrings) ?? [] { items.append(try item(bus, path)) }
         return items
     }
 
@@ -145,7 +145,7 @@ enum SecretServiceDirectRead {
         var pairs: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
         try check(CVaultSecret_DirectItemRead(bus, path, &locked, &created, &modified, &pairs))
         defer { CVaultSecret_DirectStringsFree(pairs) }
-        let flat = strings(pairs)
+        let flat = pairs.map(copiedStrings) ?? []
         var attributes: [String: String] = [:]
         // A name sent twice keeps its last value, as libsecret's path's hash table does.
         for index in stride(from: 0, to: flat.count - 1, by: 2) { attributes[flat[index]] = flat[index + 1] }
@@ -178,17 +178,5 @@ enum SecretServiceDirectRead {
             value: UnsafeRawBufferPointer(start: sent.value, count: sent.valueLength))
         guard let secret else { throw .unusable }
         return secret
-    }
-
-    /// The strings of a NULL-terminated C array, copied.
-    private static func strings(_ array: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> [String] {
-        guard let array else { return [] }
-        var strings: [String] = []
-        var index = 0
-        while let string = array[index] {
-            strings.append(String(cString: string))
-            index += 1
-        }
-        return strings
     }
 }

@@ -70,3 +70,15 @@ struct SecretServiceFoundItem {
         SecretServiceItems.Candidate(locked: isLocked, created: created, modified: modified)
     }
 }
+
+/// The strings of a NULL-terminated array of C strings (the shim's lists of paths and
+/// attributes), copied.
+func copiedStrings(_ array: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> [String] {
+    var strings: [String] = []
+    var index = 0
+    while let string = array[index] {
+        strings.append(String(cString: string))
+        index += 1
+    }
+    return strings
+}
