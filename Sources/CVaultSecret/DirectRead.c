@@ -141,11 +141,15 @@ static CVaultSecret_DirectStatus open_session(CVaultSecret_DirectBus *direct) {
     return result < 0 ? failure(direct, result) : CVAULTSECRET_DIRECT_DONE;
 }
 
+void CVaultSecret_DirectSetDeadline(CVaultSecret_DirectBus *_Nonnull direct, double seconds) {
+    direct->deadline = now_usec() + (uint64_t)(seconds * 1e6);
+}
+
 CVaultSecret_DirectStatus CVaultSecret_DirectOpen(double seconds, CVaultSecret_DirectBus *_Nullable *_Nonnull out) {
     *out = NULL;
     CVaultSecret_DirectBus *direct = calloc(1, sizeof *direct);
     if (direct == NULL) return CVAULTSECRET_DIRECT_UNUSABLE;
-    direct->deadline = now_usec() + (uint64_t)(seconds * 1e6);
+    CVaultSecret_DirectSetDeadline(direct, seconds);
     *out = direct;
     if (!CVaultSecret_HasGcrypt || sd.sd_bus_open_user(&direct->bus) < 0) return CVAULTSECRET_DIRECT_UNUSABLE;
     // The key pair is made while the bus authenticates us, and OpenSession waits in sd-bus's
@@ -153,10 +157,6 @@ CVaultSecret_DirectStatus CVaultSecret_DirectOpen(double seconds, CVaultSecret_D
     CVaultSecret_InitializeGcrypt();
     CVaultSecret_DirectStatus status = open_session(direct);
     return status == CVAULTSECRET_DIRECT_DONE ? wait_until(direct, is_ready) : status;
-}
-
-void CVaultSecret_DirectSetDeadline(CVaultSecret_DirectBus *_Nonnull direct, double seconds) {
-    direct->deadline = now_usec() + (uint64_t)(seconds * 1e6);
 }
 
 void CVaultSecret_DirectClose(CVaultSecret_DirectBus *_Nullable direct) {
@@ -171,17 +171,19 @@ void CVaultSecret_DirectClose(CVaultSecret_DirectBus *_Nullable direct) {
 
 // MARK: Replies
 
-// A NULL-terminated array with room for `count` strings, all NULL.
-static char **new_strings(size_t count) {
-    char **strings = calloc(count + 1, sizeof *strings);
-    if (strings == NULL) abort();  // as the rest of the shim does when memory is exhausted
-    return strings;
-}
-
 static char *copy_string(const char *string) {
     char *copy = strdup(string);
-    if (copy == NULL) abort();
+    if (copy == NULL) abort();  // as the rest of the shim does when memory is exhausted
     return copy;
+}
+
+// Appends a copy of `string` to the NULL-terminated array `strings` of `count` strings.
+static void append_string(char ***strings, size_t *count, const char *string) {
+    char **grown = realloc(*strings, (*count + 2) * sizeof **strings);
+    if (grown == NULL) abort();
+    *strings = grown;
+    grown[(*count)++] = copy_string(string);
+    grown[*count] = NULL;
 }
 
 void CVaultSecret_DirectStringsFree(char *_Nullable *_Nullable strings) {
@@ -201,11 +203,7 @@ static int read_strings(Message *reply, char element, char ***strings, size_t *c
         result = sd.sd_bus_message_read_basic(reply, element, &string);
         if (result < 0) return result;
         if (result == 0) break;
-        char **grown = realloc(*strings, (*count + 2) * sizeof **strings);
-        if (grown == NULL) abort();
-        *strings = grown;
-        (*strings)[(*count)++] = copy_string(string);
-        (*strings)[*count] = NULL;
+        append_string(strings, count, string);
     }
     return sd.sd_bus_message_exit_container(reply);
 }
@@ -228,7 +226,7 @@ CVaultSecret_DirectStatus CVaultSecret_DirectSearch(
     CVaultSecret_DirectStatus status = call(direct, message, result, &reply);
     if (status != CVAULTSECRET_DIRECT_DONE) return status;
     // (ao unlocked, ao locked): both, in that order, as the libsecret path lists them.
-    char **found = new_strings(0);
+    char **found = CVaultSecret_NewStrings(0);
     size_t count = 0;
     result = read_strings(reply, 'o', &found, &count);
     if (result >= 0) result = read_strings(reply, 'o', &found, &count);
@@ -256,12 +254,8 @@ static int read_attributes(Message *reply, char ***attributes, size_t *count) {
         if (sd.sd_bus_message_read_basic(reply, 's', &key) <= 0
             || sd.sd_bus_message_read_basic(reply, 's', &value) <= 0)
             return -EBADMSG;
-        char **grown = realloc(*attributes, (*count + 3) * sizeof **attributes);
-        if (grown == NULL) abort();
-        *attributes = grown;
-        (*attributes)[(*count)++] = copy_string(key);
-        (*attributes)[(*count)++] = copy_string(value);
-        (*attributes)[*count] = NULL;
+        append_string(attributes, count, key);
+        append_string(attributes, count, value);
         if ((result = sd.sd_bus_message_exit_container(reply)) < 0) return result;
     }
     if (result < 0) return result;
@@ -295,7 +289,7 @@ CVaultSecret_DirectStatus CVaultSecret_DirectItemRead(
     if (result >= 0) result = sd.sd_bus_message_append_basic(message, 's', CVAULTSECRET_ITEM_INTERFACE);
     CVaultSecret_DirectStatus status = call(direct, message, result, &reply);
     if (status != CVAULTSECRET_DIRECT_DONE) return status;
-    char **pairs = new_strings(0);
+    char **pairs = CVaultSecret_NewStrings(0);
     size_t count = 0;
     bool seen[PROPERTIES] = {false};
     int flag = 0;
@@ -408,15 +402,11 @@ CVaultSecret_DirectStatus CVaultSecret_DirectSession(
     return CVAULTSECRET_DIRECT_UNUSABLE;
 }
 
-// Copies `length` bytes to memory of their own (one byte at least, so that nothing is NULL) and
-// wipes them in the reply, whose buffer sd-bus frees without wiping.
+// A copy of `length` bytes of the reply, which are wiped there: sd-bus frees its buffer
+// without wiping it.
 static uint8_t *take_bytes(const void *bytes, size_t length) {
-    uint8_t *copy = malloc(length + 1);
-    if (copy == NULL) abort();
-    if (length > 0) {
-        memcpy(copy, bytes, length);
-        explicit_bzero((void *)(uintptr_t)bytes, length);
-    }
+    uint8_t *copy = CVaultSecret_CopyBytes(bytes, length);
+    if (length > 0) explicit_bzero((void *)(uintptr_t)bytes, length);
     return copy;
 }
 

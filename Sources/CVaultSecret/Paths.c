@@ -16,8 +16,7 @@ void CVaultSecret_PathsFree(char *_Nullable *_Nullable paths) {
     free(paths);
 }
 
-// A malloc'd NULL-terminated array of `count` entries, filled by the caller.
-static char **new_paths(size_t count) {
+char **CVaultSecret_NewStrings(size_t count) {
     char **paths = calloc(count + 1, sizeof *paths);
     if (paths == NULL) abort();  // as GLib does when memory is exhausted
     return paths;
@@ -37,7 +36,7 @@ char *_Nullable *_Nullable CVaultSecret_SearchPaths(
     struct CVaultSecret_GVariant *unlocked = fn.g_variant_get_child_value(reply, 0);
     struct CVaultSecret_GVariant *locked = fn.g_variant_get_child_value(reply, 1);
     size_t unlocked_count = fn.g_variant_n_children(unlocked), count = unlocked_count + fn.g_variant_n_children(locked);
-    char **paths = new_paths(count);
+    char **paths = CVaultSecret_NewStrings(count);
     for (size_t index = 0; index < count; index++) {
         struct CVaultSecret_GVariant *element = index < unlocked_count
             ? fn.g_variant_get_child_value(unlocked, index)
@@ -66,10 +65,10 @@ get_all(const char *path, const char *interface, CVaultSecret_Deadline *deadline
     return properties;
 }
 
-// The strings of an array-of-strings (or of object paths) variant, as new_paths allocates.
+// The strings of an array-of-strings (or of object paths) variant, as CVaultSecret_NewStrings allocates.
 static char **strings_of(struct CVaultSecret_GVariant *array) {
     size_t count = array != NULL ? fn.g_variant_n_children(array) : 0;
-    char **paths = new_paths(count);
+    char **paths = CVaultSecret_NewStrings(count);
     for (size_t index = 0; index < count; index++) {
         struct CVaultSecret_GVariant *element = fn.g_variant_get_child_value(array, index);
         paths[index] = fn.g_strdup(fn.g_variant_get_string(element, NULL));

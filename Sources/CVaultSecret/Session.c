@@ -260,8 +260,7 @@ static GVariant *secret_struct(
     return fn.g_variant_new_tuple(fields, 4);
 }
 
-// `length` bytes copied into memory of their own (one byte at least, so that nothing empty is NULL).
-static uint8_t *copy_bytes(const uint8_t *bytes, size_t length) {
+uint8_t *CVaultSecret_CopyBytes(const void *bytes, size_t length) {
     uint8_t *copy = malloc(length + 1);
     if (copy == NULL) abort();  // as GLib does when memory is exhausted
     if (length > 0) memcpy(copy, bytes, length);
@@ -287,9 +286,9 @@ bool CVaultSecret_SecretForPath(
         GVariant *parameters = fn.g_variant_get_child_value(found, 1);
         GVariant *value = fn.g_variant_get_child_value(found, 2);
         const uint8_t *bytes = fn.g_variant_get_fixed_array(parameters, &secret->parametersLength, 1);
-        secret->parameters = copy_bytes(bytes, secret->parametersLength);
+        secret->parameters = CVaultSecret_CopyBytes(bytes, secret->parametersLength);
         bytes = fn.g_variant_get_fixed_array(value, &secret->valueLength, 1);
-        secret->value = copy_bytes(bytes, secret->valueLength);
+        secret->value = CVaultSecret_CopyBytes(bytes, secret->valueLength);
         fn.g_variant_unref(value);
         fn.g_variant_unref(parameters);
         fn.g_variant_unref(found);

@@ -69,6 +69,14 @@ CVAULTSECRET_INTERNAL struct CVaultSecret_GVariant *_Nullable CVaultSecret_BusCa
     const char *_Nonnull method, struct CVaultSecret_GVariant *_Nonnull arguments, const char *_Nonnull reply_type,
     CVaultSecret_Deadline *_Nonnull deadline, CVaultSecret_Error *_Nullable *_Nonnull error);
 
+// A malloc'd NULL-terminated array with room for `count` strings, all NULL, filled by the caller
+// (Paths.c). Aborts when memory is exhausted, as GLib does.
+CVAULTSECRET_INTERNAL char *_Nullable *_Nonnull CVaultSecret_NewStrings(size_t count);
+
+// `length` bytes copied into memory of their own, one byte at least so that nothing empty is NULL
+// (Session.c). Aborts when memory is exhausted.
+CVAULTSECRET_INTERNAL uint8_t *_Nonnull CVaultSecret_CopyBytes(const void *_Nullable bytes, size_t length);
+
 // The attributes as an a{ss} variant (floating) (Paths.c).
 CVAULTSECRET_INTERNAL struct CVaultSecret_GVariant *_Nonnull CVaultSecret_AttributesVariant(
     CVaultSecret_Attributes *_Nonnull attributes);
