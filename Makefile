@@ -90,6 +90,10 @@ RELEASE_FLAGS = -c release --static-swift-stdlib -Xswiftc -L$(STATIC_CXX_DIR) -X
 # The release and debug binaries' paths, for recipes (shell command substitutions).
 RELEASE_BINARY = "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/vault"
 DEBUG_BINARY = "$$($(SWIFT) build --show-bin-path)/vault"
+# The floor of a start for `make bench`: a Swift program that prints one line, built with the
+# release flags (Tests/Benchmarks/Floor).
+FLOOR_PACKAGE = --package-path Tests/Benchmarks/Floor --scratch-path $(CURDIR)/.build-floor
+FLOOR_BINARY = "$$($(SWIFT) build $(FLOOR_PACKAGE) $(RELEASE_FLAGS) --show-bin-path)/floor"
 
 # Installs the Debian packages in $(1) that are missing; does nothing when all are present.
 define apt_install
@@ -274,7 +278,8 @@ lint:
 # (Tests/Benchmarks/run.sh). Writes docs/benchmarks.md and docs/benchmarks.svg; raw hyperfine
 # exports go to bench-out/. Fails on a broken measurement, never on a missed speed target.
 bench: bench-deps build test-venv
-	bash Tests/Benchmarks/run.sh $(RELEASE_BINARY) bench-out docs/benchmarks.md
+	$(SWIFT) build $(FLOOR_PACKAGE) $(RELEASE_FLAGS)
+	BENCH_FLOOR=$(FLOOR_BINARY) bash Tests/Benchmarks/run.sh $(RELEASE_BINARY) bench-out docs/benchmarks.md
 
 # packaging/startup.order from the release build as it is, profiled by callgrind on the common
 # commands (packaging/startup-order.sh), then the release build linked again in that order. Made

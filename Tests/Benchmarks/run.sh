@@ -11,6 +11,9 @@
 # that fails or prints the wrong secret is a broken measurement and stops the bench (exit 1).
 # A missed speed target is reported, never a failure.
 #
+# BENCH_FLOOR (set by `make bench`) is the floor program of Tests/Benchmarks/Floor, built with
+# vault's release flags; the start-up group times it beside `vault --version` and `/bin/true`.
+#
 # Knobs (environment): BENCH_RUNS (runs of each fast command, default 100), BENCH_SLOW_RUNS
 # (scrypt and concurrency runs, default 10 and 3), BENCH_QUICK=1 (few runs, to try the harness).
 set -euo pipefail
@@ -39,6 +42,8 @@ for tool in hyperfine age age-keygen ssh-keygen secret-tool pass gpg gnuplot dbu
     command -v "$tool" >/dev/null || { echo "bench: $tool is missing (make bench installs it)" >&2; exit 1; }
 done
 [ -x /usr/bin/time ] || { echo "bench: /usr/bin/time is missing (make bench installs it)" >&2; exit 1; }
+floor=${BENCH_FLOOR:-}
+[ -n "$floor" ] && [ -x "$floor" ] || { echo "bench: BENCH_FLOOR is not the floor program (make bench builds it)" >&2; exit 1; }
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/vault-bench.XXXXXX")
 cleanup() {
@@ -91,7 +96,8 @@ expected=$(value_of 9)
 
 # --- Start-up ---------------------------------------------------------------------------------
 check "vault $("$vault" --version | cut -d' ' -f2)" "$vault" --version
-bench startup -N --warmup 50 --runs "$startup_runs" "$vault --version" "/bin/true"
+check "floor 1" "$floor"
+bench startup -N --warmup 50 --runs "$startup_runs" "$vault --version" "/bin/true" "$floor"
 # What a start costs in work that does not depend on the machine's load (docs/design.md,
 # "Speed"): the dynamic loader's relocation counts (glibc's LD_DEBUG=statistics, which counts
 # the packed DT_RELR ones as none, so the tables' sizes from readelf beside them) and the minor
@@ -200,7 +206,14 @@ for count in 10 1000 10000; do
     # and hyperfine subtracts its start-up.
     sets+=("$vault --file $file set $(printf 'bench-%05d' $((count / 2))) < $work/value.txt")
 done
-bench scale-get -N --warmup "$warmup" --runs "$runs" "${gets[@]}"
+# age -d of the smallest and largest file in the same rounds: what decrypting them costs the tool
+# vault's files are made for (it prints the whole document; vault scans it for one secret).
+ages=()
+for count in 10 10000; do
+    check "$("$python" "$here/make-document.py" "$count")" age -d -i "$work/key.txt" "$work/scale-$count.age"
+    ages+=("age -d -i $work/key.txt $work/scale-$count.age")
+done
+bench scale-get -N --warmup "$warmup" --runs "$runs" "${gets[@]}" "${ages[@]}"
 bench scale-ls -N --warmup "$warmup" --runs "$runs" "${lists[@]}"
 bench scale-set --warmup "$warmup" --runs "$runs" "${sets[@]}"
 for count in 10 1000 10000; do

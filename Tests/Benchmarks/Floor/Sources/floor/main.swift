@@ -1,0 +1,2 @@
+// What `vault --version` prints, without anything vault links.
+print("floor 1")
