@@ -17,15 +17,8 @@ static CVaultLoader_Library library = CVAULTLOADER_LIBRARY_INIT;
 // Written once, under the library's lock, before it counts as loaded.
 CVaultBus_Functions CVaultBus_fn;
 
-static char *ready(void *handle, const void *table) {
-    (void)handle;
-    fn = *(const CVaultBus_Functions *)table;
-    return NULL;
-}
-
 char *_Nullable CVaultBus_Load(const char *_Nonnull soname) {
-    CVaultBus_Functions table;
-    return CVAULTLOADER_LOAD(&library, soname, CVaultBus_Functions, &table, ready);
+    return CVAULTLOADER_LOAD(&library, soname, CVaultBus_Functions, &fn, NULL);
 }
 
 // MARK: The server

@@ -55,22 +55,20 @@ static CVaultHTTP_Functions fn;  // written once, under the library's lock, befo
 
 // CVaultLoader's ready hook: curl_global_init_mem (with the wiping allocators above), not
 // thread-safe in older libcurl, runs here, under the loader's lock, once, before any handle
-// exists; then the table is the shim's.
-static char *ready(void *handle, const void *loaded) {
+// exists.
+static char *ready(void *handle, const void *table) {
     (void)handle;
-    const CVaultHTTP_Functions *table = loaded;
-    if (table->curl_global_init_mem(
+    (void)table;
+    if (fn.curl_global_init_mem(
             CVAULTHTTP_CURL_GLOBAL_DEFAULT, malloc, wiping_free, wiping_realloc, wiping_strdup, calloc)
         != CVAULTHTTP_CURLE_OK) {
         return CVaultLoader_Reason("libcurl", ": curl_global_init_mem failed");
     }
-    fn = *table;
     return NULL;
 }
 
 char *_Nullable CVaultHTTP_Load(const char *_Nonnull soname) {
-    CVaultHTTP_Functions table;
-    return CVAULTLOADER_LOAD(&library, soname, CVaultHTTP_Functions, &table, ready);
+    return CVAULTLOADER_LOAD(&library, soname, CVaultHTTP_Functions, &fn, ready);
 }
 
 // MARK: Collecting the response

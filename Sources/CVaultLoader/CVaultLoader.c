@@ -59,8 +59,15 @@ char *_Nullable CVaultLoader_Load(
         pthread_mutex_unlock(&library->lock);
         return NULL;  // loaded by this name already
     }
+    // Until a library is in use, the shim's table is filled in place; after, another name is
+    // only tried, in a scratch table, so that the table in use is never overwritten.
+    CVaultLoader_Function *into = table;
+    if (library->loaded) {
+        into = calloc(count, sizeof *into);
+        if (into == NULL) abort();
+    }
     void *handle = NULL;
-    char *reason = CVaultLoader_Open(soname, names, count, table, &handle);
+    char *reason = CVaultLoader_Open(soname, names, count, into, &handle);
     if (reason == NULL && library->loaded) {
         dlclose(handle);  // complete, but another library is in use: a second reference dropped
     } else if (reason == NULL) {
@@ -72,6 +79,11 @@ char *_Nullable CVaultLoader_Load(
             if (library->soname == NULL) abort();
             library->loaded = true;  // the handle stays open for the life of the process
         }
+    }
+    if (into != table) {
+        free(into);
+    } else if (reason != NULL) {
+        memset(table, 0, count * sizeof *table);  // no pointers into a library that was closed
     }
     pthread_mutex_unlock(&library->lock);
     return reason;

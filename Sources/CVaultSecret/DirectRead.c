@@ -27,15 +27,8 @@ static CVaultLoader_Library library = CVAULTLOADER_LIBRARY_INIT;
 // Written once, under the library's lock, before it counts as loaded.
 static CVaultSecret_SdBusFunctions sd;
 
-static char *ready(void *handle, const void *table) {
-    (void)handle;
-    sd = *(const CVaultSecret_SdBusFunctions *)table;
-    return NULL;
-}
-
 char *_Nullable CVaultSecret_LoadSdBus(const char *_Nonnull soname) {
-    CVaultSecret_SdBusFunctions table;
-    return CVAULTLOADER_LOAD(&library, soname, CVaultSecret_SdBusFunctions, &table, ready);
+    return CVAULTLOADER_LOAD(&library, soname, CVaultSecret_SdBusFunctions, &sd, NULL);
 }
 
 #define DH_ALGORITHM "dh-ietf1024-sha256-aes128-cbc-pkcs7"

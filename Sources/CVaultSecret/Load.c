@@ -17,10 +17,10 @@ CVaultSecret_Functions CVaultSecret_fn;
 CVaultSecret_GcryptFunctions CVaultSecret_gcry;
 bool CVaultSecret_HasGcrypt = false;
 
-// CVaultLoader's ready hook: the table becomes the shim's, with libgcrypt's functions if the
-// library brings them (libgcrypt is libsecret's dependency unless libsecret was built without it).
+// CVaultLoader's ready hook: libgcrypt's functions too, if the library brings them (libgcrypt is
+// libsecret's dependency unless libsecret was built without it).
 static char *ready(void *handle, const void *table) {
-    fn = *(const CVaultSecret_Functions *)table;
+    (void)table;
     CVaultSecret_GcryptFunctions gcrypt;
     CVaultSecret_HasGcrypt = CVAULTLOADER_RESOLVE(handle, CVaultSecret_GcryptFunctions, &gcrypt) == NULL;
     if (CVaultSecret_HasGcrypt) CVaultSecret_gcry = gcrypt;
@@ -28,8 +28,7 @@ static char *ready(void *handle, const void *table) {
 }
 
 char *_Nullable CVaultSecret_Load(const char *_Nonnull soname) {
-    CVaultSecret_Functions table;
-    return CVAULTLOADER_LOAD(&library, soname, CVaultSecret_Functions, &table, ready);
+    return CVAULTLOADER_LOAD(&library, soname, CVaultSecret_Functions, &fn, ready);
 }
 
 bool CVaultSecret_IsLoaded(void) {
@@ -40,17 +39,17 @@ bool CVaultSecret_IsLoaded(void) {
 // library slot, so that a process that never loads libsecret still has the functions.
 static CVaultLoader_Library gcrypt_library = CVAULTLOADER_LIBRARY_INIT;
 
+// The table is complete by now; the flag says so to the key agreement.
 static char *gcrypt_ready(void *handle, const void *table) {
     (void)handle;
-    CVaultSecret_gcry = *(const CVaultSecret_GcryptFunctions *)table;
+    (void)table;
     CVaultSecret_HasGcrypt = true;
     return NULL;
 }
 
 char *_Nullable CVaultSecret_LoadGcrypt(const char *_Nonnull soname) {
     if (CVaultLoader_IsLoaded(&library) && CVaultSecret_HasGcrypt) return NULL;
-    CVaultSecret_GcryptFunctions table;
-    return CVAULTLOADER_LOAD(&gcrypt_library, soname, CVaultSecret_GcryptFunctions, &table, gcrypt_ready);
+    return CVAULTLOADER_LOAD(&gcrypt_library, soname, CVaultSecret_GcryptFunctions, &CVaultSecret_gcry, gcrypt_ready);
 }
 
 // MARK: Errors

@@ -66,9 +66,10 @@ typedef struct CVaultLoader_Library {
 #define CVAULTLOADER_LIBRARY_INIT \
     { PTHREAD_MUTEX_INITIALIZER, false, NULL }
 
-/// Called once a library has loaded completely into `table`, under the library's lock, before it
-/// is used: NULL to accept it (the shim copies `table` then), or the reason to refuse it
-/// (malloc'd, as CVaultLoader_Reason makes; the library is then closed).
+/// Called once a library has loaded completely into the shim's `table`, under the library's lock,
+/// before it is used: NULL to accept it, or the reason to refuse it (malloc'd, as
+/// CVaultLoader_Reason makes; the library is then closed and `table` cleared). For a shim with
+/// more to do than keep the table (libcurl's global initialisation, optional functions).
 typedef char *_Nullable (*CVaultLoader_Ready)(void *_Nonnull handle, const void *_Nonnull table);
 
 /// The shims' one load policy. A name with a '/' that is not absolute is refused unopened: it
@@ -77,8 +78,10 @@ typedef char *_Nullable (*CVaultLoader_Ready)(void *_Nonnull handle, const void 
 /// library loaded by `soname` before is not opened again: NULL at once. Any other name is opened
 /// and resolved into `table`, so that a name that does not load reports its own reason; the first
 /// library that loads completely (and that `ready`, if given, accepts) is kept for the life of the
-/// process, and a later complete one is closed again (the first stays in use). Thread-safe.
-/// Returns NULL on success, else the reason, malloc'd, for the caller to free().
+/// process, and a later complete one is closed again (the first stays in use). `table` is the
+/// shim's own: it is filled only by the library that comes into use, and cleared if that one
+/// fails to load or is refused; once a library is in use, it is never written again.
+/// Thread-safe. Returns NULL on success, else the reason, malloc'd, for the caller to free().
 char *_Nullable CVaultLoader_Load(
     CVaultLoader_Library *_Nonnull library, const char *_Nonnull soname, const char *_Nonnull const *_Nonnull names,
     size_t count, CVaultLoader_Function _Nullable *_Nonnull table, CVaultLoader_Ready _Nullable ready);
